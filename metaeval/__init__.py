@@ -1,0 +1,43 @@
+"""metaeval: statistical meta-evaluation of LLM and VLM judges.
+
+The public API is re-exported here and loaded lazily, so that ``metaeval --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    # io
+    "read_qrels": "io", "read_run": "io", "read_runs": "io", "read_judgments": "io",
+    "read_battles": "io", "read_score_table": "io", "write_qrels": "io", "write_run": "io",
+    "write_table": "io",
+    # scales and alignment
+    "Scale": "scale",
+    "align": "align", "Paired": "align", "AlignmentReport": "align",
+    # sample data
+    "datasets": None,
+}
+
+__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",
+           "__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        mod = _LAZY[name]
+        if mod is None:
+            value = importlib.import_module(f".{name}", __name__)
+        else:
+            value = getattr(importlib.import_module(f".{mod}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'metaeval' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,721 @@
+"""Readers and writers of judgment data, returning tidy frames with canonical columns.
+
+Every reader raises :class:`metaeval.InputError` on bad input, with a message that names the file,
+the line, the offending text, what was expected and how to fix it. Ids are always strings.
+
+Canonical columns
+-----------------
+qrels           ``query_id, doc_id, relevance``
+runs            ``query_id, doc_id, score, rank, run_id``
+judgments       the item key column(s), ``label``, ``judge`` (when given), plus metadata columns
+battles         ``item_id, model_a, model_b, judge, outcome`` (+ metadata)
+score tables    ``system, query_id, measure, value``
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError
+
+__all__ = [
+    "read_qrels",
+    "read_run",
+    "read_runs",
+    "read_judgments",
+    "read_battles",
+    "read_score_table",
+    "write_qrels",
+    "write_run",
+    "write_table",
+    "OUTCOMES",
+]
+
+#: The normalized outcomes of a pairwise battle. ``invalid`` marks a parse failure or refusal.
+OUTCOMES = ("A", "B", "tie", "tie_a", "tie_b", "invalid")
+
+_OUTCOME_ALIASES = {
+    "a": "A", "model_a": "A", "1": "A", "first": "A", "left": "A", "a>b": "A",
+    "b": "B", "model_b": "B", "2": "B", "second": "B", "right": "B", "b>a": "B",
+    "tie": "tie", "draw": "tie", "0": "tie", "tie (bothbad)": "tie", "both_bad": "tie",
+    "both_good": "tie", "=": "tie", "a=b": "tie",
+    "tie_a": "tie_a", "tie(a)": "tie_a", "tie (a)": "tie_a", "tie-a": "tie_a", "tie_model_a": "tie_a",
+    "tie_b": "tie_b", "tie(b)": "tie_b", "tie (b)": "tie_b", "tie-b": "tie_b", "tie_model_b": "tie_b",
+    "invalid": "invalid", "parse_error": "invalid", "parse_failure": "invalid", "error": "invalid",
+    "refusal": "invalid", "failed": "invalid",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# low-level helpers
+# --------------------------------------------------------------------------------------------
+
+def _name(source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    return getattr(source, "name", None) or "<stream>"
+
+
+def _read_bytes(source) -> bytes:
+    """Read a path or binary/text stream; transparently gunzip. Errors become InputError."""
+    name = _name(source)
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as fh:
+                data = fh.read()
+        elif hasattr(source, "read"):
+            data = source.read()
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+        else:
+            raise InputError(f"cannot read an object of type {type(source).__name__}", source=name,
+                             expected="a file path, an open file, or a pandas DataFrame")
+    except FileNotFoundError:
+        raise InputError("file not found", source=name, fix="check the path") from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", source=name,
+                         fix="pass a file, or use read_runs() for a directory of runs") from None
+    except PermissionError:
+        raise InputError("permission denied", source=name, fix="check the file's permissions") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", source=name,
+                             fix="re-download or re-compress the file") from None
+    return data
+
+
+def _line_of_offset(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _line_text(data: bytes, line: int) -> str:
+    start = 0
+    for _ in range(line - 1):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return ""
+    end = data.find(b"\n", start)
+    raw = data[start:] if end < 0 else data[start:end]
+    return raw.decode("utf-8", errors="replace")
+
+
+def _check_text(data: bytes, name: str) -> None:
+    """Reject binary junk and bad encodings, naming the line."""
+    if not data.strip():
+        raise InputError("the file is empty", source=name, fix="check that the file was written completely")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = _line_of_offset(data, nul)
+        raise InputError("binary data (a NUL byte) in a text file", source=name, line=line,
+                         text=_line_text(data, line), expected="UTF-8 text",
+                         fix="check that this is the right file and that it is not compressed "
+                             "with something other than gzip")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = _line_of_offset(data, exc.start)
+        raise InputError(f"invalid UTF-8 ({exc.reason} at byte {exc.start})", source=name, line=line,
+                         text=_line_text(data, line), expected="UTF-8 text",
+                         fix="re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
+_EXPECTED_IN_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _parse_whitespace(data: bytes, name: str, fields: tuple[str, ...], *, min_fields: int | None = None):
+    """Split whitespace-separated lines into string columns; every line must have len(fields) fields.
+
+    Returns a DataFrame with one row per *non-blank* line and an integer array of line numbers.
+    """
+    _check_text(data, name)
+    n = len(fields)
+    try:
+        raw = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, dtype=str, engine="c",
+                          skip_blank_lines=False, quoting=csv.QUOTE_NONE, na_filter=False,
+                          comment=None, encoding="utf-8")
+    except pd.errors.ParserError as exc:
+        m = _EXPECTED_IN_LINE.search(str(exc))
+        if m:
+            line = int(m.group(2))
+            # pandas infers the width from the first line; report relative to the format's width
+            raise InputError(f"found {m.group(3)} fields, but earlier lines have {m.group(1)}", source=name,
+                             line=line, text=_line_text(data, line),
+                             expected=f"{n} whitespace-separated fields ({' '.join(fields)})",
+                             fix="remove the extra fields; ids must not contain spaces") from None
+        raise InputError(f"cannot parse the file ({exc})", source=name,
+                         expected=f"{n} whitespace-separated fields ({' '.join(fields)})") from None
+    except pd.errors.EmptyDataError:
+        raise InputError("the file is empty", source=name, fix="check that the file was written completely") from None
+    width = raw.shape[1]
+    if width != n and not (min_fields is not None and min_fields <= width < n):
+        first = int(np.flatnonzero((raw != "").any(axis=1).to_numpy())[0]) + 1
+        raise InputError(f"found {width} fields", source=name, line=first, text=_line_text(data, first),
+                         expected=f"{n} whitespace-separated fields ({' '.join(fields)})",
+                         fix="check that this file has the expected format (qrels: 4 fields, runs: 6)")
+    lines = np.arange(1, len(raw) + 1)
+    empty = raw.iloc[:, -1].to_numpy() == ""
+    if empty.any():
+        blank = (raw == "").all(axis=1).to_numpy()
+        short = empty & ~blank
+        if short.any():
+            line = int(lines[short][0])
+            nf = len(_line_text(data, line).split())
+            raise InputError(f"found {nf} fields", source=name, line=line, text=_line_text(data, line),
+                             expected=f"{n} whitespace-separated fields ({' '.join(fields)})",
+                             fix="complete or delete the line")
+        if blank.any():
+            raw = raw.loc[~blank].reset_index(drop=True)
+            lines = lines[~blank]
+    if len(raw) == 0:
+        raise InputError("the file has no data lines", source=name)
+    raw.columns = list(fields[:raw.shape[1]])
+    return raw, lines
+
+
+def _to_number(values: pd.Series, lines: np.ndarray, name: str, column: str, *, integer: bool,
+               data: bytes | None = None, allow_nan: bool = False, header_hint: bool = False) -> np.ndarray:
+    """Convert a string column to numbers, raising InputError at the first bad value."""
+    out = pd.to_numeric(values, errors="coerce")
+    arr = np.asarray(out, dtype=float)
+    bad = np.isnan(arr)
+    if allow_nan and bad.any():
+        lit = values.to_numpy()[bad].astype(str)
+        ok = np.char.lower(lit) == "nan"
+        idx = np.flatnonzero(bad)
+        bad[idx[ok]] = False
+    if integer:
+        finite = np.isfinite(arr)
+        bad |= ~finite & ~bad & ~np.isnan(arr)  # +-inf
+        nonint = finite & (arr != np.round(arr))
+        bad |= nonint
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        line = int(lines[i])
+        text = _line_text(data, line) if data is not None else str(values.iloc[i])
+        kind = "an integer" if integer else "a number"
+        if i == 0 and header_hint:
+            raise InputError(f"this looks like a header line ({column} is {values.iloc[i]!r})", source=name,
+                             line=line, text=text, expected=f"{kind} in column {column}; this format has no header",
+                             fix="delete the header line")
+        raise InputError(f"{column} is not {kind}: {values.iloc[i]!r}", source=name, line=line, text=text,
+                         expected=f"{kind} in column {column}",
+                         fix=f"correct the value, or delete the line ({int(bad.sum())} such line(s) in all)")
+    return arr
+
+
+def _finish(df: pd.DataFrame, name: str, lines: np.ndarray) -> pd.DataFrame:
+    df.attrs["source"] = name
+    df.attrs["lines"] = lines
+    return df
+
+
+# --------------------------------------------------------------------------------------------
+# qrels and runs
+# --------------------------------------------------------------------------------------------
+
+_QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
+_RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
+
+
+def read_qrels(source) -> pd.DataFrame:
+    """Read TREC qrels (``query_id iteration doc_id relevance``), plain or gzipped.
+
+    Parameters
+    ----------
+    source : path, open binary file, or DataFrame
+        A whitespace-separated qrels file. A DataFrame with ``query_id, doc_id, relevance`` is
+        validated and returned as a copy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64); one row per line, in file
+        order. ``df.attrs["source"]`` is the file name and ``df.attrs["lines"]`` the line number of each
+        row. ``#`` is an ordinary character (MS MARCO v2.1 segment ids contain it), not a comment.
+
+    Raises
+    ------
+    InputError
+        Wrong number of fields, a non-integer relevance, a header line, an empty file, binary data or
+        bad encoding; the message names the file and the line.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_qrels(io.BytesIO(b"q1 0 msmarco_v2.1_doc_1#2_3 2\\n")).to_dict("records")
+    [{'query_id': 'q1', 'doc_id': 'msmarco_v2.1_doc_1#2_3', 'relevance': 2}]
+    """
+    if isinstance(source, pd.DataFrame):
+        return _validate_frame(source, ("query_id", "doc_id", "relevance"), "qrels", integer=("relevance",))
+    name = _name(source)
+    data = _read_bytes(source)
+    raw, lines = _parse_whitespace(data, name, _QRELS_FIELDS, min_fields=3)
+    if raw.shape[1] == 3:
+        raise InputError("found 3 fields: this is an unlabelled pool (query_id iteration doc_id), not qrels",
+                         source=name, line=int(lines[0]), text=_line_text(data, int(lines[0])),
+                         expected="4 fields (query_id iteration doc_id relevance)",
+                         fix="use the labelled qrels file, or read the pool with read_judgments()")
+    rel = _to_number(raw["relevance"], lines, name, "relevance", integer=True, data=data, header_hint=True)
+    out = pd.DataFrame({"query_id": raw["query_id"], "doc_id": raw["doc_id"],
+                        "relevance": rel.astype(np.int64)})
+    return _finish(out, name, lines)
+
+
+def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
+    """Read one TREC run (``query_id Q0 doc_id rank score tag``), plain or gzipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``query_id, doc_id`` (str), ``score`` (float64; a literal ``nan`` is kept as NaN and left
+        for the evaluation to report), ``rank`` (int64), ``run_id`` (str, the tag column unless
+        ``run_id`` is given). File order is kept.
+    """
+    if isinstance(source, pd.DataFrame):
+        df = _validate_frame(source, ("query_id", "doc_id", "score"), "run")
+        if "run_id" not in df:
+            df["run_id"] = run_id or "run"
+        return df
+    name = _name(source)
+    data = _read_bytes(source)
+    raw, lines = _parse_whitespace(data, name, _RUN_FIELDS)
+    rank = _to_number(raw["rank"], lines, name, "rank", integer=True, data=data, header_hint=True)
+    score = _to_number(raw["score"], lines, name, "score", integer=False, data=data, allow_nan=True,
+                       header_hint=True)
+    out = pd.DataFrame({"query_id": raw["query_id"], "doc_id": raw["doc_id"], "score": score,
+                        "rank": rank.astype(np.int64),
+                        "run_id": raw["tag"] if run_id is None else pd.Series(run_id, index=raw.index, dtype="str")})
+    return _finish(out, name, lines)
+
+
+def read_runs(sources) -> pd.DataFrame:
+    """Read several runs: a list of paths, or a directory (every non-hidden file in it, sorted by name).
+
+    Returns one frame with the columns of :func:`read_run`. Two files with the same tag raise an
+    InputError (their rows would be merged silently otherwise).
+    """
+    if isinstance(sources, (str, os.PathLike)) and Path(sources).is_dir():
+        paths = sorted(p for p in Path(sources).iterdir() if p.is_file() and not p.name.startswith("."))
+        if not paths:
+            raise InputError("the directory holds no run files", source=str(sources))
+    elif isinstance(sources, (str, os.PathLike)):
+        paths = [Path(sources)]
+    else:
+        paths = list(sources)
+    frames, seen = [], {}
+    for p in paths:
+        df = read_run(p)
+        for tag in df["run_id"].unique():
+            if tag in seen:
+                raise InputError(f"run tag {tag!r} also occurs in {seen[tag]}", source=str(p),
+                                 fix="give every run a distinct tag")
+            seen[tag] = str(p)
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["source"] = [str(p) for p in paths]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# tables: judgments, battles, score tables
+# --------------------------------------------------------------------------------------------
+
+_TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".json": "json",
+              ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def _table_format(name: str, fmt: str | None) -> str:
+    if fmt is not None:
+        if fmt not in {"csv", "tsv", "json", "jsonl", "parquet"}:
+            raise InputError(f"unknown format {fmt!r}", source=name,
+                             expected="one of csv, tsv, json, jsonl, parquet")
+        return fmt
+    base = name[:-3] if name.endswith(".gz") else name
+    ext = os.path.splitext(base)[1].lower()
+    if ext not in _TABLE_EXT:
+        raise InputError(f"cannot tell the table format from the extension {ext!r}", source=name,
+                         fix="rename the file (.csv, .tsv, .json, .jsonl, .parquet) or pass format=")
+    return _TABLE_EXT[ext]
+
+
+def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]:
+    """Read a CSV/TSV/JSON/JSONL/Parquet table as strings (numbers converted later).
+
+    Returns the frame, the source name and the line number of its first data row (rows are then
+    consecutive, except for JSON arrays and Parquet where "line" means record number).
+    """
+    if isinstance(source, pd.DataFrame):
+        df = source.copy()
+        df.columns = [str(c) for c in df.columns]
+        return df.reset_index(drop=True), "<DataFrame>", 1
+    name = _name(source)
+    fmt = _table_format(name, fmt)
+    data = _read_bytes(source)
+    if fmt == "parquet":
+        try:
+            df = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow raises several types
+            raise InputError(f"not a readable Parquet file ({type(exc).__name__}: {exc})", source=name,
+                             fix="check that the file is Parquet, or rename it to its real format") from None
+        return df.reset_index(drop=True), name, 1
+    _check_text(data, name)
+    if fmt in ("csv", "tsv"):
+        sep = "," if fmt == "csv" else "\t"
+        try:
+            df = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, engine="c", keep_default_na=False,
+                             skip_blank_lines=True, encoding="utf-8")
+        except pd.errors.ParserError as exc:
+            m = _EXPECTED_IN_LINE.search(str(exc))
+            if m:
+                line = int(m.group(2))
+                raise InputError(f"found {m.group(3)} fields, the header has {m.group(1)}", source=name,
+                                 line=line, text=_line_text(data, line),
+                                 expected=f"{m.group(1)} {'comma' if sep == ',' else 'tab'}-separated fields",
+                                 fix="quote fields that contain the separator, or remove the extra fields") from None
+            raise InputError(f"cannot parse the table ({exc})", source=name) from None
+        except pd.errors.EmptyDataError:
+            raise InputError("the file is empty", source=name) from None
+        if len(df.columns) != len(set(df.columns)) or any(str(c).startswith("Unnamed: ") for c in df.columns):
+            raise InputError("the header has empty or repeated column names", source=name, line=1,
+                             text=_line_text(data, 1), fix="give every column a distinct name")
+        # blank lines are skipped by the parser, so line numbers need a map
+        if b"\n\n" in data or data.startswith(b"\n") or b"\r\n\r\n" in data:
+            nonblank = [i + 1 for i, ln in enumerate(data.split(b"\n")) if ln.strip()]
+            lines = np.asarray(nonblank[1:1 + len(df)])
+            df.attrs["lines"] = lines
+        return df, name, 2
+    if fmt == "jsonl":
+        records, lines = [], []
+        for i, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", source=name, line=i, text=raw,
+                                 expected="one JSON object per line", fix="correct or delete the line") from None
+            if not isinstance(rec, dict):
+                raise InputError("a JSON line that is not an object", source=name, line=i, text=raw,
+                                 expected="one JSON object per line")
+            records.append(rec)
+            lines.append(i)
+        if not records:
+            raise InputError("the file has no records", source=name)
+        df = pd.DataFrame.from_records(records)
+        df.attrs["lines"] = np.asarray(lines)
+        return df, name, 1
+    # json: an array of records, or {"column": [...]} / {"column": {...}}
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg})", source=name, line=exc.lineno,
+                         text=_line_text(data, exc.lineno), fix="correct the JSON") from None
+    if isinstance(obj, list) and all(isinstance(r, dict) for r in obj) and obj:
+        df = pd.DataFrame.from_records(obj)
+    elif isinstance(obj, dict) and obj and all(isinstance(v, (list, dict)) for v in obj.values()):
+        try:
+            df = pd.DataFrame(obj)
+        except ValueError as exc:
+            raise InputError(f"JSON columns do not form a table ({exc})", source=name) from None
+    else:
+        raise InputError("JSON that is not a table", source=name,
+                         expected="an array of objects (records) or an object of equal-length columns")
+    return df.reset_index(drop=True), name, 1
+
+
+def _row_lines(df: pd.DataFrame, first: int) -> np.ndarray:
+    lines = df.attrs.get("lines")
+    if lines is not None and len(lines) == len(df):
+        return np.asarray(lines)
+    return np.arange(first, first + len(df))
+
+
+def _require_columns(df: pd.DataFrame, cols, name: str, what: str, param: str | None = None) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        have = ", ".join(map(str, df.columns[:20]))
+        raise InputError(f"missing column(s) {', '.join(map(repr, missing))} for {what}", source=name, line=1,
+                         expected=f"columns {', '.join(map(str, cols))}; the file has: {have}",
+                         fix=f"rename the column(s) or name them with {param or 'the column arguments'}")
+
+
+def _as_id(series: pd.Series, lines: np.ndarray, name: str, column: str) -> pd.Series:
+    """Ids as strings; integer-valued floats from JSON/Parquet lose their '.0'."""
+    s = series
+    if s.dtype.kind == "f":
+        vals = s.to_numpy()
+        if np.all(np.isnan(vals) | (vals == np.round(vals))):
+            s = pd.Series([None if np.isnan(v) else str(int(v)) for v in vals], index=s.index, dtype="str")
+    s = s.astype("str")
+    blank = s.isna().to_numpy() | (s.str.strip() == "").to_numpy()
+    if blank.any():
+        i = int(np.flatnonzero(blank)[0])
+        raise InputError(f"empty id in column {column!r} ({int(blank.sum())} row(s))", source=name,
+                         line=int(lines[i]), expected="a non-empty id on every row",
+                         fix="fill in the id, or delete the row")
+    return s
+
+
+def _label_numeric(series: pd.Series, lines: np.ndarray, name: str, column: str) -> np.ndarray:
+    """Labels as float64 with NaN for missing (empty, NA, NaN, null)."""
+    if series.dtype.kind in "biuf":
+        return series.to_numpy(dtype=float)
+    if series.dtype.kind == "b":
+        return series.to_numpy(dtype=float)
+    s = series.astype("object")
+    missing = s.isna().to_numpy() | s.map(lambda v: isinstance(v, str) and v.strip().lower()
+                                          in {"", "na", "nan", "null", "none", "n/a"}).to_numpy()
+    vals = pd.to_numeric(s.where(~missing, None), errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(vals) & ~missing
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{column} is not a number: {s.iloc[i]!r} ({int(bad.sum())} such row(s))", source=name,
+                         line=int(lines[i]), expected=f"a numeric label in column {column!r} (or empty for missing)",
+                         fix="map text labels to numbers first, or pass numeric=False")
+    return vals
+
+
+def _validate_frame(df: pd.DataFrame, cols, what: str, integer=()) -> pd.DataFrame:
+    _require_columns(df, cols, "<DataFrame>", what)
+    out = df.copy().reset_index(drop=True)
+    lines = np.arange(1, len(out) + 1)
+    for c in ("query_id", "doc_id", "run_id", "item_id", "system"):
+        if c in out:
+            out[c] = _as_id(out[c], lines, "<DataFrame>", c)
+    for c in integer:
+        vals = _label_numeric(out[c], lines, "<DataFrame>", c)
+        _to_number(pd.Series(vals), lines, "<DataFrame>", c, integer=True)
+        out[c] = vals.astype(np.int64)
+    return _finish(out, "<DataFrame>", lines)
+
+
+def read_judgments(source, *, item="item_id", label="label", judge=None, format=None,
+                   numeric: bool = True) -> pd.DataFrame:
+    """Read judgments (one row per judged item) from CSV, TSV, JSON, JSONL, Parquet or a DataFrame.
+
+    Parameters
+    ----------
+    source : path or DataFrame
+        The table; the format follows the extension (``.csv``, ``.tsv``, ``.json``, ``.jsonl``,
+        ``.parquet``, each optionally ``.gz``) unless ``format`` is given.
+    item : str or sequence of str
+        The column(s) that identify an item, e.g. ``("query_id", "doc_id")``. A single column is
+        renamed to ``item_id``; several keep their names. Ids become strings.
+    label : str
+        The column with the label; renamed to ``label``. Empty, ``NA``, ``NaN`` and ``null`` are
+        missing labels (kept as NaN; :func:`metaeval.align` counts them).
+    judge : str, optional
+        A column naming who judged each row (renamed to ``judge``), or, if no such column exists, a
+        constant judge name for every row.
+    numeric : bool
+        Labels must be numbers (default). With False, labels are kept as strings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The key column(s), ``label``, ``judge`` (if given), then every other column unchanged
+        (response text or length, generator, flags, ...).
+    """
+    df, name, first = _read_table(source, format)
+    keys = [item] if isinstance(item, str) else list(item)
+    need = keys + [label] + ([judge] if judge is not None and judge in df.columns else [])
+    _require_columns(df, keys + [label], name, "judgments", "item= and label=")
+    lines = _row_lines(df, first)
+    out = pd.DataFrame(index=df.index)
+    for k in keys:
+        out["item_id" if len(keys) == 1 else k] = _as_id(df[k], lines, name, k)
+    out["label"] = _label_numeric(df[label], lines, name, label) if numeric else df[label].astype("str")
+    if judge is not None:
+        out["judge"] = df[judge].astype("str") if judge in df.columns else judge
+    for c in df.columns:
+        if c not in need and c not in out.columns:
+            out[c] = df[c]
+    return _finish(out.reset_index(drop=True), name, lines)
+
+
+def _normalize_outcomes(values: pd.Series, lines, name, column, mapping) -> pd.Series:
+    table = dict(_OUTCOME_ALIASES)
+    if mapping:
+        table.update({str(k).strip().lower(): v for k, v in mapping.items()})
+    bad_targets = {v for v in table.values() if v not in OUTCOMES}
+    if bad_targets:
+        raise InputError(f"outcomes= maps to {sorted(bad_targets)}", source=name,
+                         expected=f"targets among {', '.join(OUTCOMES)}")
+    s = values.astype("object")
+    key = s.map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip().lower())
+    out = key.map(table)
+    unknown = out.isna().to_numpy() & key.notna().to_numpy()
+    if unknown.any():
+        vc = key[unknown].value_counts()
+        i = int(np.flatnonzero(unknown)[0])
+        listing = ", ".join(f"{k!r} ({n})" for k, n in vc.head(8).items())
+        raise InputError(f"unknown outcome(s) in column {column!r}: {listing}", source=name, line=int(lines[i]),
+                         expected=f"one of {', '.join(OUTCOMES)} (or a known spelling such as model_a, draw)",
+                         fix="map them with outcomes={'<value>': 'A'|'B'|'tie'|'tie_a'|'tie_b'|'invalid'}")
+    return out.astype("str")
+
+
+def read_battles(source, *, item="item_id", model_a="model_a", model_b="model_b", outcome="outcome",
+                 judge="judge", outcomes: dict | None = None, format=None) -> pd.DataFrame:
+    """Read pairwise battles and normalize outcomes to ``A, B, tie, tie_a, tie_b`` (and ``invalid``).
+
+    ``tie_a``/``tie_b`` are ties that lean to one side (OpenING's force-dividing tie). Parse failures
+    and refusals (``parse_error``, ``refusal``, ``invalid`` ...) become ``invalid``, kept for the
+    analysis to decide about; an empty outcome is missing (NaN). Unknown spellings raise an InputError
+    listing them; map them with ``outcomes=``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item_id, model_a, model_b, judge, outcome`` and every other column unchanged.
+    """
+    df, name, first = _read_table(source, format)
+    _require_columns(df, [item, model_a, model_b, outcome], name, "battles",
+                     "item=, model_a=, model_b=, outcome=")
+    lines = _row_lines(df, first)
+    out = pd.DataFrame(index=df.index)
+    out["item_id"] = _as_id(df[item], lines, name, item)
+    out["model_a"] = _as_id(df[model_a], lines, name, model_a)
+    out["model_b"] = _as_id(df[model_b], lines, name, model_b)
+    out["judge"] = df[judge].astype("str") if judge in df.columns else (judge or "judge")
+    raw = df[outcome].astype("object").where(df[outcome].astype("str").str.strip() != "", None)
+    out["outcome"] = _normalize_outcomes(raw, lines, name, outcome, outcomes)
+    used = {item, model_a, model_b, outcome, judge}
+    for c in df.columns:
+        if c not in used and c not in out.columns:
+            out[c] = df[c]
+    return _finish(out.reset_index(drop=True), name, lines)
+
+
+_SCORE_ALIASES = {"system": ("system", "run_id", "run", "runid", "system_id"),
+                  "query_id": ("query_id", "qid", "topic", "query"),
+                  "measure": ("measure", "metric"),
+                  "value": ("value", "score")}
+
+
+def read_score_table(source, *, system: str | None = None, format=None, keep_all: bool = False) -> pd.DataFrame:
+    """Read per-query scores: ``trec_eval -q`` output, or a table ``system, query_id, measure, value``.
+
+    ``trec_eval -q`` output has three whitespace-separated fields ``measure query_id value``; its
+    ``runid`` line names the system (or pass ``system=``). Tables may use the common aliases
+    (``run_id``/``run``, ``qid``/``topic``, ``metric``); other columns (e.g. ``qrels_source``) are kept.
+    Rows with ``query_id == "all"`` are trec_eval's own averages: they are dropped unless
+    ``keep_all=True``, and their count is in ``df.attrs["dropped_all_rows"]``.
+    """
+    name = _name(source) if not isinstance(source, pd.DataFrame) else "<DataFrame>"
+    is_table = isinstance(source, pd.DataFrame) or os.path.splitext(
+        name[:-3] if name.endswith(".gz") else name)[1].lower() in {".csv", ".tsv", ".json", ".jsonl", ".parquet"}
+    if not is_table:
+        data = _read_bytes(source)
+        raw, lines = _parse_whitespace(data, name, ("measure", "query_id", "value"))
+        is_runid = raw["measure"].to_numpy() == "runid"
+        sysname = system
+        if is_runid.any():
+            names = pd.unique(raw.loc[is_runid, "value"])
+            if system is None:
+                if len(names) > 1:
+                    raise InputError(f"several runid lines ({', '.join(map(str, names[:5]))})", source=name,
+                                     fix="split the file per run, or pass system=")
+                sysname = str(names[0])
+        if sysname is None:
+            sysname = Path(name).name
+        keep = ~is_runid
+        raw, lines_k = raw.loc[keep].reset_index(drop=True), lines[keep]
+        val = _to_number(raw["value"], lines_k, name, "value", integer=False, data=data, allow_nan=True)
+        out = pd.DataFrame({"system": pd.Series(sysname, index=raw.index, dtype="str"),
+                            "query_id": raw["query_id"], "measure": raw["measure"], "value": val})
+    else:
+        df, name, first = _read_table(source, format)
+        lines_k = _row_lines(df, first)
+        cols = {}
+        for canon, aliases in _SCORE_ALIASES.items():
+            found = [a for a in aliases if a in df.columns]
+            if canon == "system" and not found and system is not None:
+                continue
+            if not found:
+                _require_columns(df, [canon], name, "a score table (system, query_id, measure, value)")
+            cols[canon] = found[0]
+        out = pd.DataFrame(index=df.index)
+        out["system"] = (_as_id(df[cols["system"]], lines_k, name, cols["system"]) if "system" in cols
+                         else system)
+        out["query_id"] = _as_id(df[cols["query_id"]], lines_k, name, cols["query_id"])
+        out["measure"] = df[cols["measure"]].astype("str")
+        vals = _label_numeric(df[cols["value"]], lines_k, name, cols["value"])
+        out["value"] = vals
+        for c in df.columns:
+            if c not in cols.values() and c not in out.columns:
+                out[c] = df[c]
+    is_all = out["query_id"].to_numpy() == "all"
+    n_all = int(is_all.sum())
+    if not keep_all and n_all:
+        out = out.loc[~is_all].reset_index(drop=True)
+        lines_k = np.asarray(lines_k)[~is_all]
+    out = _finish(out.reset_index(drop=True), name, np.asarray(lines_k))
+    out.attrs["dropped_all_rows"] = n_all if not keep_all else 0
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# writers
+# --------------------------------------------------------------------------------------------
+
+def _open_text_out(path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".gz":
+        raw = open(path, "wb")
+        gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        return io.TextIOWrapper(gz, encoding="utf-8", newline="\n"), (gz, raw)
+    return open(path, "w", encoding="utf-8", newline="\n"), ()
+
+
+def write_qrels(qrels: pd.DataFrame, path) -> None:
+    """Write ``query_id 0 doc_id relevance`` lines (gzipped if the name ends in ``.gz``)."""
+    _require_columns(qrels, ["query_id", "doc_id", "relevance"], "<DataFrame>", "qrels")
+    fh, extra = _open_text_out(path)
+    with fh:
+        rel = qrels["relevance"].to_numpy()
+        for q, d, r in zip(qrels["query_id"].astype(str), qrels["doc_id"].astype(str), rel):
+            fh.write(f"{q} 0 {d} {int(r)}\n")
+    for f in extra:
+        f.close()
+
+
+def write_run(run: pd.DataFrame, path) -> None:
+    """Write ``query_id Q0 doc_id rank score run_id`` lines (gzipped if the name ends in ``.gz``)."""
+    _require_columns(run, ["query_id", "doc_id", "rank", "score", "run_id"], "<DataFrame>", "a run")
+    fh, extra = _open_text_out(path)
+    with fh:
+        for q, d, k, s, t in zip(run["query_id"].astype(str), run["doc_id"].astype(str), run["rank"],
+                                 run["score"], run["run_id"].astype(str)):
+            fh.write(f"{q} Q0 {d} {int(k)} {float(s)!r} {t}\n")
+    for f in extra:
+        f.close()
+
+
+def write_table(df: pd.DataFrame, path, *, float_format: str = "%.10g") -> None:
+    """Write a tidy table as CSV, TSV, JSONL or Parquet (by extension), deterministically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fmt = _table_format(str(path), None)
+    if fmt == "parquet":
+        df.to_parquet(path, index=False)
+    elif fmt in ("csv", "tsv"):
+        df.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, float_format=float_format,
+                  lineterminator="\n")
+    elif fmt == "jsonl":
+        df.to_json(path, orient="records", lines=True, double_precision=10)
+    else:
+        df.to_json(path, orient="records", double_precision=10, indent=1)
