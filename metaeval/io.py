@@ -132,6 +132,17 @@ def _check_text(data: bytes, name: str) -> None:
 
 
 _EXPECTED_IN_LINE = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_EOF_IN_STRING = re.compile(r"EOF inside string starting at row (\d+)")
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_LEADING_BLANK = re.compile(rb"(?:[ \t\r]*\n)*")
+
+
+def _lone_cr_to_lf(data: bytes) -> bytes:
+    """A carriage return not followed by a newline (old Mac line ends) ends a line for pandas; make it a
+    newline so that line numbers are counted the same way everywhere."""
+    if b"\r" in data and _LONE_CR.search(data):
+        data = _LONE_CR.sub(b"\n", data)
+    return data
 
 
 def _parse_whitespace(data: bytes, name: str, fields: tuple[str, ...], *, min_fields: int | None = None):
@@ -140,15 +151,20 @@ def _parse_whitespace(data: bytes, name: str, fields: tuple[str, ...], *, min_fi
     Returns a DataFrame with one row per *non-blank* line and an integer array of line numbers.
     """
     _check_text(data, name)
+    data = _lone_cr_to_lf(data)
     n = len(fields)
+    # pandas takes the number of columns from the first line, so leading blank lines are skipped here
+    # and counted back into the line numbers
+    lead = _LEADING_BLANK.match(data).end()
+    skip = data.count(b"\n", 0, lead)
     try:
-        raw = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, dtype=str, engine="c",
-                          skip_blank_lines=False, quoting=csv.QUOTE_NONE, na_filter=False,
+        raw = pd.read_csv(io.BytesIO(data[lead:] if lead else data), sep=r"\s+", header=None, dtype=str,
+                          engine="c", skip_blank_lines=False, quoting=csv.QUOTE_NONE, na_filter=False,
                           comment=None, encoding="utf-8")
     except pd.errors.ParserError as exc:
         m = _EXPECTED_IN_LINE.search(str(exc))
         if m:
-            line = int(m.group(2))
+            line = int(m.group(2)) + skip
             # pandas infers the width from the first line; report relative to the format's width
             raise InputError(f"found {m.group(3)} fields, but earlier lines have {m.group(1)}", source=name,
                              line=line, text=_line_text(data, line),
@@ -160,11 +176,11 @@ def _parse_whitespace(data: bytes, name: str, fields: tuple[str, ...], *, min_fi
         raise InputError("the file is empty", source=name, fix="check that the file was written completely") from None
     width = raw.shape[1]
     if width != n and not (min_fields is not None and min_fields <= width < n):
-        first = int(np.flatnonzero((raw != "").any(axis=1).to_numpy())[0]) + 1
+        first = int(np.flatnonzero((raw != "").any(axis=1).to_numpy())[0]) + 1 + skip
         raise InputError(f"found {width} fields", source=name, line=first, text=_line_text(data, first),
                          expected=f"{n} whitespace-separated fields ({' '.join(fields)})",
                          fix="check that this file has the expected format (qrels: 4 fields, runs: 6)")
-    lines = np.arange(1, len(raw) + 1)
+    lines = np.arange(1 + skip, len(raw) + 1 + skip)
     empty = raw.iloc[:, -1].to_numpy() == ""
     if empty.any():
         blank = (raw == "").all(axis=1).to_numpy()
@@ -198,14 +214,14 @@ def _to_number(values: pd.Series, lines: np.ndarray, name: str, column: str, *, 
     if integer:
         finite = np.isfinite(arr)
         bad |= ~finite & ~bad & ~np.isnan(arr)  # +-inf
-        nonint = finite & (arr != np.round(arr))
+        nonint = finite & ((arr != np.round(arr)) | (np.abs(arr) > 2.0 ** 53))  # beyond 2**53: not exact, overflows
         bad |= nonint
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         line = int(lines[i])
         text = _line_text(data, line) if data is not None else str(values.iloc[i])
         kind = "an integer" if integer else "a number"
-        if i == 0 and header_hint:
+        if i == 0 and header_hint and np.isnan(arr[i]):  # text, not a wrong number
             raise InputError(f"this looks like a header line ({column} is {values.iloc[i]!r})", source=name,
                              line=line, text=text, expected=f"{kind} in column {column}; this format has no header",
                              fix="delete the header line")
@@ -314,12 +330,15 @@ def read_runs(sources) -> pd.DataFrame:
         paths = [Path(sources)]
     else:
         paths = list(sources)
+    if not paths:
+        raise InputError("no run files given", source="<list>", expected="at least one path")
     frames, seen = [], {}
     for p in paths:
         df = read_run(p)
         for tag in df["run_id"].unique():
             if tag in seen:
-                raise InputError(f"run tag {tag!r} also occurs in {seen[tag]}", source=str(p),
+                line = int(df.attrs["lines"][np.flatnonzero(df["run_id"].to_numpy() == tag)[0]])
+                raise InputError(f"run tag {tag!r} also occurs in {seen[tag]}", source=str(p), line=line,
                                  fix="give every run a distinct tag")
             seen[tag] = str(p)
         frames.append(df)
@@ -371,6 +390,7 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
                              fix="check that the file is Parquet, or rename it to its real format") from None
         return df.reset_index(drop=True), name, 1
     _check_text(data, name)
+    data = _lone_cr_to_lf(data)
     if fmt in ("csv", "tsv"):
         sep = "," if fmt == "csv" else "\t"
         try:
@@ -384,25 +404,50 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
                                  line=line, text=_line_text(data, line),
                                  expected=f"{m.group(1)} {'comma' if sep == ',' else 'tab'}-separated fields",
                                  fix="quote fields that contain the separator, or remove the extra fields") from None
+            m = _EOF_IN_STRING.search(str(exc))
+            if m:  # pandas counts rows from 0
+                line = int(m.group(1)) + 1
+                raise InputError("a quote that is never closed", source=name, line=line,
+                                 text=_line_text(data, line), expected="quotes in pairs",
+                                 fix="close the quote, or double it (\"\") inside a quoted field") from None
             raise InputError(f"cannot parse the table ({exc})", source=name) from None
         except pd.errors.EmptyDataError:
             raise InputError("the file is empty", source=name) from None
-        if len(df.columns) != len(set(df.columns)) or any(str(c).startswith("Unnamed: ") for c in df.columns):
-            raise InputError("the header has empty or repeated column names", source=name, line=1,
-                             text=_line_text(data, 1), fix="give every column a distinct name")
-        # blank lines are skipped by the parser, so line numbers need a map
-        if b"\n\n" in data or data.startswith(b"\n") or b"\r\n\r\n" in data:
-            nonblank = [i + 1 for i, ln in enumerate(data.split(b"\n")) if ln.strip()]
-            lines = np.asarray(nonblank[1:1 + len(df)])
+        # lines the parser skips as blank: only spaces, tabs (unless tab is the separator) and \r
+        blank_chars = b" \r" if sep == "\t" else b" \t\r"
+        header_line, lines = 1, None
+        if re.search(rb"(?:\A|\n)[" + blank_chars + rb"]*(?:\n|\Z)", data[:-1] if data.endswith(b"\n") else data):
+            # blank lines are skipped by the parser, so line numbers need a map
+            nonblank = [i + 1 for i, ln in enumerate(data.split(b"\n")) if ln.strip(blank_chars)]
+            header_line, lines = nonblank[0], np.asarray(nonblank[1:1 + len(df)])
             df.attrs["lines"] = lines
+        repeated = [c for c in df.columns if re.fullmatch(r"(.+)\.\d+", str(c))
+                    and re.fullmatch(r"(.+)\.\d+", str(c)).group(1) in df.columns]
+        if repeated:  # pandas renames a repeated name x to x.1; check the header as written
+            written = next(csv.reader([_line_text(data, header_line)], delimiter=sep), [])
+            repeated = len(written) != len(set(written))
+        if repeated or any(str(c).startswith("Unnamed: ") for c in df.columns):
+            raise InputError("the header has empty or repeated column names", source=name, line=header_line,
+                             text=_line_text(data, header_line), fix="give every column a distinct name")
+        if not isinstance(df.index, pd.RangeIndex):
+            # the first data row has one field more than the header: pandas silently makes it the index
+            line = int(lines[0]) if lines is not None and len(lines) else header_line + 1
+            raise InputError(f"found {len(df.columns) + df.index.nlevels} fields, the header has {len(df.columns)}",
+                             source=name, line=line, text=_line_text(data, line),
+                             expected=f"{len(df.columns)} {'comma' if sep == ',' else 'tab'}-separated fields",
+                             fix="quote fields that contain the separator, or remove the extra field")
         return df, name, 2
     if fmt == "jsonl":
         records, lines = [], []
-        for i, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+        # split on \n only: str.splitlines() also splits at U+2028, U+0085 etc., legal inside JSON strings
+        for i, raw in enumerate(data.decode("utf-8-sig").split("\n"), start=1):
             if not raw.strip():
                 continue
             try:
                 rec = json.loads(raw)
+            except RecursionError:
+                raise InputError("JSON nested too deeply", source=name, line=i, text=raw,
+                                 expected="one flat JSON object per line") from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"invalid JSON ({exc.msg})", source=name, line=i, text=raw,
                                  expected="one JSON object per line", fix="correct or delete the line") from None
@@ -418,7 +463,10 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
         return df, name, 1
     # json: an array of records, or {"column": [...]} / {"column": {...}}
     try:
-        obj = json.loads(data.decode("utf-8"))
+        obj = json.loads(data.decode("utf-8-sig"))
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source=name,
+                         expected="an array of objects (records) or an object of equal-length columns") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON ({exc.msg})", source=name, line=exc.lineno,
                          text=_line_text(data, exc.lineno), fix="correct the JSON") from None
@@ -554,7 +602,9 @@ def _normalize_outcomes(values: pd.Series, lines, name, column, mapping) -> pd.S
         raise InputError(f"outcomes= maps to {sorted(bad_targets)}", source=name,
                          expected=f"targets among {', '.join(OUTCOMES)}")
     s = values.astype("object")
-    key = s.map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v).strip().lower())
+    # numeric outcomes come back as floats (1.0) from JSON/Parquet columns with a null: key them as "1"
+    key = s.map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v))
+                else str(int(v)) if isinstance(v, float) and v.is_integer() else str(v).strip().lower())
     out = key.map(table)
     unknown = out.isna().to_numpy() & key.notna().to_numpy()
     if unknown.any():
@@ -615,8 +665,8 @@ def read_score_table(source, *, system: str | None = None, format=None, keep_all
     ``keep_all=True``, and their count is in ``df.attrs["dropped_all_rows"]``.
     """
     name = _name(source) if not isinstance(source, pd.DataFrame) else "<DataFrame>"
-    is_table = isinstance(source, pd.DataFrame) or os.path.splitext(
-        name[:-3] if name.endswith(".gz") else name)[1].lower() in {".csv", ".tsv", ".json", ".jsonl", ".parquet"}
+    is_table = isinstance(source, pd.DataFrame) or format is not None or os.path.splitext(
+        name[:-3] if name.endswith(".gz") else name)[1].lower() in set(_TABLE_EXT) - {".txt"}
     if not is_table:
         data = _read_bytes(source)
         raw, lines = _parse_whitespace(data, name, ("measure", "query_id", "value"))
@@ -626,7 +676,9 @@ def read_score_table(source, *, system: str | None = None, format=None, keep_all
             names = pd.unique(raw.loc[is_runid, "value"])
             if system is None:
                 if len(names) > 1:
+                    second = int(lines[np.flatnonzero(is_runid & (raw["value"].to_numpy() == names[1]))[0]])
                     raise InputError(f"several runid lines ({', '.join(map(str, names[:5]))})", source=name,
+                                     line=second, text=_line_text(data, second),
                                      fix="split the file per run, or pass system=")
                 sysname = str(names[0])
         if sysname is None:

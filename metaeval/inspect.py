@@ -1,0 +1,150 @@
+"""Inspect a judgment file: detect its kind, count rows and labels, and list the problems found."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError
+from .scale import Scale
+
+__all__ = ["detect_kind", "inspect_file", "Inspection"]
+
+_TABLE_EXTS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq")
+
+
+def detect_kind(path) -> str:
+    """``qrels``, ``run``, ``trec_eval`` (per-query output), ``battles``, ``scores`` or ``judgments``."""
+    from . import io as mio
+
+    name = str(path)
+    base = name[:-3] if name.endswith(".gz") else name
+    if base.lower().endswith(_TABLE_EXTS):
+        df, _, _ = mio._read_table(path)
+        cols = set(df.columns)
+        if "outcome" in cols or {"model_a", "model_b"} <= cols:
+            return "battles"
+        if {"measure", "value"} <= cols or {"metric", "value"} <= cols:
+            return "scores"
+        return "judgments"
+    data = mio._read_bytes(path)
+    mio._check_text(data, name)
+    for line in data.split(b"\n"):
+        if line.strip():
+            n = len(line.split())
+            break
+    kinds = {4: "qrels", 6: "run", 3: "trec_eval"}
+    if n not in kinds:
+        raise InputError(f"cannot tell the kind of a whitespace file with {n} fields per line", source=name, line=1,
+                         expected="qrels (4 fields), a run (6) or trec_eval -q output (3)",
+                         fix="give tables an extension (.csv, .tsv, .jsonl, .parquet)")
+    return kinds[n]
+
+
+@dataclass
+class Inspection:
+    path: str
+    kind: str
+    rows: int
+    frame: pd.DataFrame = field(repr=False)
+    facts: dict = field(default_factory=dict)
+    distribution: pd.Series | None = None
+    problems: list = field(default_factory=list)
+
+    def render(self) -> str:
+        out = [f"{self.path}", f"  kind: {self.kind}", f"  rows: {self.rows}"]
+        for k, v in self.facts.items():
+            out.append(f"  {k}: {v}")
+        if self.distribution is not None:
+            dist = ", ".join(f"{_fmt(k)}: {v}" for k, v in self.distribution.items())
+            out.append(f"  label distribution: {dist}")
+        out.append("  problems: " + ("none found" if not self.problems else ""))
+        out.extend(f"    - {p}" for p in self.problems)
+        return "\n".join(out)
+
+
+def _fmt(v):
+    try:
+        f = float(v)
+        return str(int(f)) if f.is_integer() else str(f)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def inspect_file(path, *, scale: Scale | None = None) -> Inspection:
+    """Read a file with the reader for its kind and describe it."""
+    from . import io as mio
+
+    if not os.path.exists(path):
+        raise InputError("file not found", source=str(path), fix="check the path")
+    kind = detect_kind(path)
+    problems, facts, dist = [], {}, None
+    if kind == "qrels":
+        df = mio.read_qrels(path)
+        keys, label = ["query_id", "doc_id"], "relevance"
+        facts["topics"] = df["query_id"].nunique()
+    elif kind == "run":
+        df = mio.read_run(path)
+        keys, label = ["query_id", "doc_id"], None
+        facts["runs"] = ", ".join(map(str, df["run_id"].unique()[:5]))
+        facts["topics"] = df["query_id"].nunique()
+        nan = int(np.isnan(df["score"].to_numpy()).sum())
+        if nan:
+            problems.append(f"{nan} NaN score(s)")
+        ties = int(df.duplicated(["query_id", "score"]).sum())
+        if ties:
+            problems.append(f"{ties} tied score(s) within a topic (trec_eval breaks them by doc_id, descending)")
+    elif kind == "trec_eval":
+        df = mio.read_score_table(path)
+        keys, label = ["system", "query_id", "measure"], None
+        facts["measures"] = ", ".join(sorted(df["measure"].unique())[:10])
+        facts["dropped 'all' rows"] = df.attrs.get("dropped_all_rows", 0)
+    elif kind == "scores":
+        df = mio.read_score_table(path)
+        keys, label = [c for c in ("system", "query_id", "measure") if c in df], None
+        facts["systems"] = df["system"].nunique()
+        facts["measures"] = ", ".join(sorted(df["measure"].unique())[:10])
+        facts["dropped 'all' rows"] = df.attrs.get("dropped_all_rows", 0)
+    elif kind == "battles":
+        df = mio.read_battles(path)
+        keys, label = None, "outcome"
+        facts["models"] = len(set(df["model_a"]) | set(df["model_b"]))
+        facts["judges"] = ", ".join(map(str, df["judge"].unique()[:10]))
+        inv = int((df["outcome"] == "invalid").sum())
+        if inv:
+            problems.append(f"{inv} invalid outcome(s) (parse failures or refusals)")
+    else:
+        raw, _, _ = mio._read_table(path)
+        cols = list(raw.columns)
+        label = next((c for c in ("label", "relevance", "score", "human", "judge") if c in cols), None)
+        item = next((c for c in ("item_id", "doc_id", "id") if c in cols), cols[0])
+        df = mio.read_judgments(path, item=item, label=label) if label else raw
+        keys, label = (["item_id"] if label else None), ("label" if label else None)
+        facts["columns"] = ", ".join(map(str, cols))
+    if label is not None:
+        vals = df[label]
+        dist = vals.value_counts(dropna=False).sort_index()
+        if vals.dtype.kind == "f":
+            nmiss = int(vals.isna().sum())
+            if nmiss:
+                problems.append(f"{nmiss} missing label(s)")
+        if scale is not None and vals.dtype.kind in "fiu":
+            oos = scale.out_of_scale(vals.to_numpy(dtype=float))
+            if oos.any():
+                bad = pd.Series(vals.to_numpy()[oos]).value_counts().sort_index()
+                problems.append("labels outside the scale " + str(scale.levels) + ": "
+                                + ", ".join(f"{_fmt(k)} (x{v})" for k, v in bad.items()))
+    if keys:
+        dup = df.duplicated(keys, keep=False)
+        if dup.any():
+            nkeys = int((~df.loc[dup].duplicated(keys)).sum())
+            if label is not None:
+                conf = int((df.loc[dup].groupby(keys)[label].nunique() > 1).sum())
+                problems.append(f"{nkeys} key(s) occur more than once ({conf} with conflicting labels)")
+            else:
+                problems.append(f"{nkeys} key(s) occur more than once")
+    return Inspection(path=str(path), kind=kind, rows=len(df), frame=df, facts=facts, distribution=dist,
+                      problems=problems)
