@@ -19,6 +19,17 @@ _LAZY = {
     # scales and alignment
     "Scale": "scale",
     "align": "align", "Paired": "align", "AlignmentReport": "align",
+    # resampling and results
+    "bootstrap": "resample", "Units": "resample", "Estimate": "results", "ConfidenceInterval": "results",
+    "ResultSet": "results", "contingency": "tables",
+    # agreement
+    "cohen_kappa": "agreement", "scott_pi": "agreement", "pabak": "agreement", "bennett_s": "agreement",
+    "gwet_ac1": "agreement", "gwet_ac2": "agreement", "observed_agreement": "agreement",
+    "kappa_max": "agreement", "matthews_corrcoef": "agreement", "krippendorff_alpha": "agreement",
+    "fleiss_kappa": "agreement", "confusion_matrix": "agreement", "per_class": "agreement",
+    "binary_metrics": "agreement", "prevalence_bias_index": "agreement",
+    "kappa_at_prevalence": "agreement", "threshold_agreement": "agreement",
+    "agreement_report": "agreement", "agreement_by": "agreement",
     # sample data
     "datasets": None,
 }

@@ -81,7 +81,7 @@ def _read_tab(p: Path) -> pd.DataFrame:
 
 
 _ID_COLUMNS = {"query_id", "doc_id", "item_id", "prompt_id", "canonical_doc_id", "generator", "rater",
-               "model_a", "model_b", "judge", "battle_id", "outcome"}
+               "model_a", "model_b", "battle_id", "outcome"}
 
 
 def _numeric_columns(df: pd.DataFrame) -> pd.DataFrame:
