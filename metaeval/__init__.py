@@ -18,7 +18,7 @@ _LAZY = {
     "write_table": "io",
     # scales and alignment
     "Scale": "scale",
-    "align": "align", "Paired": "align", "AlignmentReport": "align",
+    "align": "alignment", "Paired": "alignment", "AlignmentReport": "alignment",
     # resampling and results
     "bootstrap": "resample", "Units": "resample", "Estimate": "results", "ConfidenceInterval": "results",
     "ResultSet": "results", "contingency": "tables",

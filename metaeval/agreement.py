@@ -51,7 +51,7 @@ class TableData:
 
 def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None) -> TableData:
     """Normalize the accepted input forms to a pooled table plus resampling units."""
-    from .align import Paired
+    from .alignment import Paired
     from .tables import contingency
 
     if table is not None:
@@ -781,7 +781,7 @@ def krippendorff_alpha(data, *, level="nominal", item=None, rater=None, value=No
     Validated against the ``krippendorff`` package and Krippendorff's (2011) reliability-data
     example (nominal 0.743, ordinal 0.815, interval 0.849, ratio 0.797).
     """
-    from .align import Paired
+    from .alignment import Paired
 
     cl = None
     if isinstance(data, Paired):
@@ -946,7 +946,7 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     kwargs
         Passed to :func:`agreement_report` (``cluster``, ``ci_method``, ``n_resamples``, ``rng`` ...).
     """
-    from .align import Paired
+    from .alignment import Paired
 
     if not isinstance(paired, Paired):
         raise TypeError("agreement_by needs a Paired (from metaeval.align)")

@@ -31,7 +31,7 @@ def _cmd_inspect(args) -> int:
 
 
 def _cmd_align(args) -> int:
-    from .align import align
+    from .alignment import align
 
     label = args.label if "," not in args.label else tuple(args.label.split(","))
     refusals = args.refusals

@@ -79,7 +79,7 @@ def run_demo(out, *, seed: int = 20261130, n_resamples: int = 2000) -> str:
     """
     from . import agreement as ag
     from . import datasets
-    from .align import align
+    from .alignment import align
     from .inspect import inspect_file
     from .scale import Scale
 
