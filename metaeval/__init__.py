@@ -29,7 +29,7 @@ _LAZY = {
     "fleiss_kappa": "agreement", "confusion_matrix": "agreement", "per_class": "agreement",
     "binary_metrics": "agreement", "prevalence_bias_index": "agreement",
     "kappa_at_prevalence": "agreement", "threshold_agreement": "agreement",
-    "agreement_report": "agreement", "agreement_by": "agreement",
+    "agreement_report": "agreement", "agreement_by": "agreement", "agreement_difference": "agreement",
     # sample data
     "datasets": None,
 }

@@ -30,7 +30,7 @@ __all__ = [
     "cohen_kappa", "scott_pi", "pabak", "bennett_s", "gwet_ac1", "gwet_ac2", "observed_agreement",
     "kappa_max", "matthews_corrcoef", "krippendorff_alpha", "fleiss_kappa", "confusion_matrix",
     "per_class", "binary_metrics", "prevalence_bias_index", "kappa_at_prevalence", "threshold_agreement",
-    "agreement_report", "agreement_by", "weight_matrix", "TableData", "prepare_table",
+    "agreement_report", "agreement_by", "agreement_difference", "weight_matrix", "TableData", "prepare_table",
 ]
 
 
@@ -974,3 +974,133 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
                       + ", ".join(small[:10]) + (" ..." if len(small) > 10 else ""), SmallSampleWarning,
                       stacklevel=2)
     return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------------------------
+# paired differences: two statistics on the same items or topics
+# --------------------------------------------------------------------------------------------
+
+def _table_kernel(statistic, k, weights):
+    w = weight_matrix(weights, k)
+    chance = {"cohen_kappa": "cohen", "scott_pi": "scott", "pabak": "bp", "bennett_s": "bp",
+              "gwet_ac1": "gwet", "gwet_ac2": "gwet"}
+    if statistic in chance:
+        return _kappa_kernel(k, w, chance[statistic])
+    if statistic == "observed_agreement":
+        return _po_kernel(k, w)
+    if statistic == "matthews_corrcoef":
+        return _mcc_kernel(k)
+    if statistic == "kappa_max":
+        return _kappa_max_kernel(k)
+    raise ValueError(f"statistic must be one of {sorted(list(chance) + ['observed_agreement', 'matthews_corrcoef', 'kappa_max'])},"
+                     f" got {statistic!r}")
+
+
+def _side_frame(p, name, cluster):
+    from .alignment import Paired
+
+    if isinstance(p, Paired):
+        df = p.data[list(p.on)].astype("str").copy()
+        df[f"r_{name}"] = p.reference
+        df[f"c_{name}"] = p.candidate
+        if isinstance(cluster, str):
+            if cluster not in p.data.columns:
+                raise InputError(f"no column {cluster!r} in the pairs of {name}")
+            df[f"cl_{name}"] = p.data[cluster].astype("str").to_numpy()
+        return df, list(p.on), p.scale
+    if isinstance(p, tuple) and len(p) == 2:
+        r, c = _labels(p[0], f"{name}[0]"), _labels(p[1], f"{name}[1]")
+        if len(r) != len(c):
+            raise InputError(f"{name}: the two label arrays differ in length ({len(r)}, {len(c)})")
+        df = pd.DataFrame({"_item": np.arange(len(r)).astype(str), f"r_{name}": r, f"c_{name}": c})
+        return df, ["_item"], None
+    raise TypeError(f"{name} must be a Paired or a (reference, candidate) tuple of arrays")
+
+
+def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=None, cluster=None,
+                         ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+    """The difference of one agreement statistic between two label sets on the same items or topics.
+
+    Judge A's kappa minus judge B's on the same pairs, or kappa on all topics minus kappa without
+    some (pass ``b = a.subset(mask)``): items are matched by key, and an item in one set only counts
+    for that set. Both statistics are computed from the *same* bootstrap draw of items (or
+    clusters), so the interval of the difference accounts for their correlation.
+
+    Parameters
+    ----------
+    a, b : Paired or (reference, candidate) tuple of label arrays
+        Two tuples must be aligned item by item (NaN where an item is absent).
+    statistic : str
+        ``cohen_kappa``, ``scott_pi``, ``pabak``, ``bennett_s``, ``gwet_ac1``, ``gwet_ac2``,
+        ``observed_agreement``, ``matthews_corrcoef`` or ``kappa_max``.
+    cluster : str or array-like, optional
+        A column of the Paired data (e.g. ``"query_id"``), or cluster ids aligned with tuple inputs.
+
+    Returns
+    -------
+    ResultSet
+        Three estimates with key ``set``: ``a``, ``b`` and ``a - b``; the difference carries the
+        two-sided bootstrap p-value of H0: no difference (twice the smaller share of replicates on
+        either side of 0, which inverts the percentile interval).
+    """
+    from .resample import bootstrap as _boot
+
+    fa, keys_a, scale_a = _side_frame(a, "a", cluster)
+    fb, keys_b, scale_b = _side_frame(b, "b", cluster)
+    if keys_a != keys_b:
+        raise InputError(f"a and b are keyed differently ({keys_a} vs {keys_b})")
+    m = fa.merge(fb, on=keys_a, how="outer", sort=True)
+    scale = scale or scale_a or scale_b or Scale.infer(m["r_a"], m["c_a"], m["r_b"], m["c_b"])
+    if scale_a is not None and scale_b is not None and scale_a.levels != scale_b.levels:
+        raise InputError(f"a and b use different scales: {scale_a.levels} and {scale_b.levels}")
+    k = scale.k
+    cells = []
+    for s in ("a", "b"):
+        r, c = scale.codes(m[f"r_{s}"]), scale.codes(m[f"c_{s}"])
+        present = ~(np.isnan(m[f"r_{s}"].to_numpy(dtype=float)) | np.isnan(m[f"c_{s}"].to_numpy(dtype=float)))
+        if ((r < 0) | (c < 0))[present].any():
+            raise InputError(f"labels of {s} outside the scale {scale.levels}")
+        cells.append(np.where(present, r * k + c, -1))
+    combo = (cells[0] + 1) * (k * k + 1) + (cells[1] + 1)
+    if cluster is not None:
+        if isinstance(cluster, str):
+            cl = m["cl_a"].where(m["cl_a"].notna(), m["cl_b"]).to_numpy()
+        else:
+            cl = np.asarray(cluster)
+            if len(cl) != len(m):
+                raise InputError(f"cluster has {len(cl)} entries for {len(m)} items")
+        _, group = np.unique(cl.astype(str), return_inverse=True)
+        kind = "clusters"
+    else:
+        _, group = np.unique(combo, return_inverse=True)
+        kind = "items"
+    n_g = int(group.max()) + 1
+    X = np.zeros((n_g, 2 * k * k))
+    for s, cell in enumerate(cells):
+        ok = cell >= 0
+        np.add.at(X, (group[ok], s * k * k + cell[ok]), 1)
+    if kind == "items":
+        mult = np.bincount(group, minlength=n_g)
+        X = X / mult[:, None]
+        units = Units(X, mult, kind="items")
+    else:
+        units = Units(X, np.ones(n_g, dtype=np.int64), kind="clusters")
+    f = _table_kernel(statistic, k, weights)
+
+    def kern(S):
+        va, vb = f(S[:, : k * k]), f(S[:, k * k:])
+        return np.stack([va, vb, va - vb], axis=1)
+
+    res = _boot(kern, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
+                rng=rng)
+    n_a, n_b = int((cells[0] >= 0).sum()), int((cells[1] >= 0).sum())
+    out = ResultSet(name="agreement_difference")
+    p = res.pvalue(0.0)
+    for j, (label, n) in enumerate((("a", n_a), ("b", n_b), ("a - b", int(len(m))))):
+        out.append_with(Estimate(
+            statistic=statistic, estimate=float(res.theta_hat[j]),
+            ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, ci_method),
+            se=float(res.se[j]), bias=float(res.bias[j]), pvalue=float(p[2]) if j == 2 else None, n=n,
+            unit=res.unit, n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
+            replicates=res.replicates[:, j]), set=label)
+    return out
