@@ -30,6 +30,10 @@ _LAZY = {
     "binary_metrics": "agreement", "prevalence_bias_index": "agreement",
     "kappa_at_prevalence": "agreement", "threshold_agreement": "agreement",
     "agreement_report": "agreement", "agreement_by": "agreement", "agreement_difference": "agreement",
+    # item-level score correlation, ICC, square-table tests
+    "score_correlation": "correlation", "mean_of_samples": "correlation", "icc": "correlation",
+    "fisher_z_interval": "correlation",
+    "stuart_maxwell": "tests_square", "bowker": "tests_square", "SquareTestResult": "tests_square",
     # sample data
     "datasets": None,
 }
