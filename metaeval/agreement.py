@@ -343,6 +343,8 @@ def _fce(td: TableData, w, confidence_level):
     p = td.table / n
     r, c = p.sum(axis=1), p.sum(axis=0)
     pe = float(r @ w @ c)
+    if np.isclose(pe, 1.0):
+        return np.nan, np.nan, np.nan
     po = float((w * p).sum())
     kappa = (po - pe) / (1 - pe) if not np.isclose(pe, 1) else np.nan
     wi = w @ c          # w̄_i+ = Σ_j p_+j w_ij
@@ -364,7 +366,9 @@ def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster
     ``ci_method="analytic"`` gives the Fleiss–Cohen–Everitt (1969) large-sample interval (the
     variance statsmodels' ``cohens_kappa`` uses; R psych agrees for unweighted kappa). The z-test
     p-value in ``.pvalue`` always uses the variance under H0 (``extra["se0"]``), kept apart from the
-    interval's standard error. A one-class sample gives NaN and a warning.
+    interval's standard error (with ``cluster=`` or ``strata=`` the z-test does not apply, and
+    ``.pvalue`` is the bootstrap p-value of kappa = 0 instead). A one-class sample gives NaN and a
+    warning.
 
     Validated against scikit-learn's ``cohen_kappa_score``, statsmodels' ``cohens_kappa`` and R
     ``psych::cohen.kappa`` (tests/reference).
@@ -376,6 +380,9 @@ def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster
     0.6032
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
+    if ci_method == "analytic" and td.units.kind != "items":
+        raise ValueError("the analytic interval assumes iid items; use a bootstrap ci_method ('bca', "
+                         "'percentile', 'basic') with cluster= or strata=")
     w = weight_matrix(weights, td.k)
     name = "cohen_kappa" if weights is None else f"cohen_kappa_{weights if isinstance(weights, str) else 'weighted'}"
     kappa, var, var0 = _fce(td, w, confidence_level) if td.n > 0 else (np.nan, np.nan, np.nan)
@@ -394,6 +401,10 @@ def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster
     est = _run(_kappa_kernel(td.k, w, "cohen"), td, name, n_resamples=n_resamples, ci_method=ci_method,
                confidence_level=confidence_level, rng=rng, analytic=analytic)[0]
     if ci_method != "analytic":
+        if td.units.kind != "items" and est.replicates is not None:
+            # the z-test assumes iid items: with clusters or strata, the bootstrap p-value of kappa = 0
+            reps = est.replicates[~np.isnan(est.replicates)]
+            pval = float(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean()))) if len(reps) else np.nan
         est = Estimate(**{**est.__dict__, "pvalue": pval, "extra": {**est.extra, "se0": se0,
                                                                    "se_analytic": float(np.sqrt(var))}})
     return est
@@ -746,8 +757,13 @@ def _coincidence_units(data, levels=None):
     vals = np.unique(a[~np.isnan(a)]) if levels is None else np.asarray(levels, dtype=float)
     if len(vals) < 1:
         raise InputError("no values in the reliability data")
-    idx = np.searchsorted(vals, a)
-    idx = np.where(np.isnan(a), -1, idx)
+    present = ~np.isnan(a)
+    idx = np.clip(np.searchsorted(vals, a), 0, len(vals) - 1)
+    bad = present & (vals[idx] != a)
+    if bad.any():
+        raise InputError(f"values not among levels=: {np.unique(a[bad]).tolist()}",
+                         fix="declare every value in levels=, or clean the data")
+    idx = np.where(present, idx, -1)
     v = len(vals)
     counts = np.zeros((a.shape[1], v))
     for r in range(a.shape[0]):
@@ -810,8 +826,9 @@ def krippendorff_alpha(data, *, level="nominal", item=None, rater=None, value=No
         np.add.at(Xc, cid, X)
         units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
     else:
-        uniq, inv = np.unique(np.round(X, 12), axis=0, return_inverse=True)
-        units = Units(uniq, np.bincount(inv.ravel(), minlength=len(uniq)), kind="items")
+        # group identical contributions (rounded only to find them; the exact rows are kept)
+        _, first, inv = np.unique(np.round(X, 12), axis=0, return_index=True, return_inverse=True)
+        units = Units(X[first], np.bincount(inv.ravel(), minlength=len(first)), kind="items")
 
     def kern(S):
         o = np.asarray(S, dtype=float).reshape(-1, v, v)

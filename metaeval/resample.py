@@ -175,7 +175,8 @@ def _acceleration(theta_jack: np.ndarray, weights: np.ndarray) -> np.ndarray:
         d = np.where(ok, dot - tj, 0.0)
         num = (wt * d**3).sum(axis=0)
         den = 6.0 * (wt * d**2).sum(axis=0) ** 1.5
-        return num / den
+        # a flat jackknife (every leave-one-out value equal) carries no skewness: a = 0
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
 
 
 def ci_from_replicates(theta_hat, replicates, *, method="bca", confidence_level=0.95, accel=None,
