@@ -181,3 +181,25 @@ def bad_arguments_test():
         me.align(ref, ref, out_of_scale="ignore")
     with pytest.raises(me.InputError, match="no key column"):
         me.align(ref, ref, on=("topic", "doc_id"))
+
+
+def agreement_by_groups_and_warns_on_small_groups_test():
+    # per-topic kappa equals cohen_kappa on that topic's pairs (a property of the grouping);
+    # a 3-pair topic and a one-class topic are named in the SmallSampleWarning
+    rng = np.random.default_rng(3)
+    rows_r, rows_c = [], []
+    for q, n in (("big", 200), ("tiny", 3)):
+        x = rng.integers(0, 2, n)
+        y = np.where(rng.random(n) < 0.8, x, 1 - x)
+        rows_r += [(q, f"d{i}", int(v)) for i, v in enumerate(x)]
+        rows_c += [(q, f"d{i}", int(v)) for i, v in enumerate(y)]
+    rows_r += [("flat", f"d{i}", 1) for i in range(40)]
+    rows_c += [("flat", f"d{i}", 1) for i in range(40)]
+    p = me.align(_qrels(rows_r), _qrels(rows_c))
+    with pytest.warns(me.SmallSampleWarning, match=r"tiny \(n=3\).*|flat \(n=40, one class\)"):
+        f = me.agreement_by(p, "query_id", n_resamples=200, rng=0)
+    assert list(f.columns[:2]) == ["query_id", "statistic"]
+    big = f[(f["query_id"] == "big") & (f["statistic"] == "cohen_kappa")]["estimate"].item()
+    sub = p.subset(p.data["query_id"].to_numpy() == "big")
+    assert big == pytest.approx(me.cohen_kappa(sub, ci_method="analytic").estimate, abs=1e-12)
+    assert np.isnan(f[(f["query_id"] == "flat") & (f["statistic"] == "cohen_kappa")]["estimate"].item())
