@@ -7,16 +7,23 @@ What is measured
 * A seeded, realistic qrels file is written to a temporary directory: string query ids (TREC-style
   numbers and ``rag-`` style names), MS MARCO v1 passage ids, MS MARCO v2 passage ids and MS MARCO
   v2.1 segment ids that contain ``#``; labels 0-3 with a TREC-DL-like skew.
-* Each reader runs in its **own fresh child process** (``python -c``), so neither inherits the other's
-  heap or the parent's generated data. The child imports its libraries, reads the file once to warm
-  the page cache and the lazy imports (its ``ru_maxrss`` baseline is taken just before), then times ``--repeat`` reads (best wall time is reported).
-* Peak memory is ``ru_maxrss`` after all reads minus the baseline taken after the imports and *before
-  the warm-up read*, i.e. the high-water mark of one read on top of the imported libraries. ``ru_maxrss`` (not
-  tracemalloc) is used because pandas' C parser and pyarrow-backed strings allocate outside Python's
-  allocator, which tracemalloc does not see. The returned DataFrame is part of the peak, as a user
-  would hold it.
-* The pandas baseline is ``pd.read_csv(path, sep=" ", header=None, names=[...])`` exactly as a user
-  would write it (ids inferred; numeric query ids become int64 there, which is cheaper than str).
+* The file is generated in a child process, and each reader then runs in its **own fresh child
+  process** (``python -c``), so no process inherits another's heap. (On Linux ``ru_maxrss`` survives
+  ``fork``+``exec``: a child of a parent that had grown to 300 MB reports at least 300 MB. That is
+  why the parent stays small.)
+* Peak memory: after its imports, the child resets its peak-RSS mark (``echo 5 >
+  /proc/self/clear_refs``) and notes its RSS; after one warm-up read and ``--repeat`` timed reads it
+  reads the peak (``VmHWM`` in ``/proc/self/status``). Peak MB = VmHWM - RSS after imports: the
+  high-water mark of a read, *including the returned DataFrame*, on top of the imported libraries.
+  Where ``/proc`` is missing (macOS) it falls back to ``resource.getrusage(RUSAGE_SELF).ru_maxrss``
+  minus the same baseline. RSS rather than tracemalloc, because pandas' C parser, pyarrow and its
+  string arrays allocate outside Python's allocator, where tracemalloc does not look.
+* Time: best wall time of ``--repeat`` reads after the warm-up read (file in the page cache).
+* For information, a third row reads with ``dtype=str`` for the id columns: the same output types as
+  metaeval (ids exactly as written), still without any validation.
+* The pandas baseline is ``pd.read_csv(path, sep=" ", header=None, names=[...])`` as a user would
+  write it: no validation, types inferred (numeric-looking ids become int64, so leading zeros would be
+  lost) -- it is a speed floor, not an equivalent reader.
 
 Targets: metaeval at most 1.5x the pandas time, and under 400 MB peak.
 """
@@ -44,10 +51,30 @@ import pandas as pd
 if which == "metaeval":
     import metaeval, metaeval.io
     fn = lambda: metaeval.read_qrels(path)
+elif which == "pandas_str":
+    fn = lambda: pd.read_csv(path, sep=" ", header=None, names=["query_id", "iteration", "doc_id", "relevance"],
+                             dtype={"query_id": str, "iteration": str, "doc_id": str})
 else:
     fn = lambda: pd.read_csv(path, sep=" ", header=None, names=["query_id", "iteration", "doc_id", "relevance"])
+
+def status_kb(key):
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+
 gc.collect()
-base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+method = "ru_maxrss"
+try:  # Linux: reset this process's peak-RSS mark, so only what follows counts
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    method = "VmHWM"
+except OSError:
+    pass
+base_kb = status_kb("VmRSS") if method == "VmHWM" else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 df = fn()                        # warm-up (page cache, lazy imports); its peak counts too
 n = len(df)
 del df
@@ -59,9 +86,11 @@ for _ in range(repeat):
     times.append(time.perf_counter() - t0)
     del df
     gc.collect()
-peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak_kb = status_kb("VmHWM") if method == "VmHWM" else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if sys.platform == "darwin" and method == "ru_maxrss":
+    base_kb, peak_kb = base_kb / 1024, peak_kb / 1024   # bytes there
 print(json.dumps({"rows": n, "best_s": min(times), "times": times, "base_mb": base_kb / 1024,
-                  "peak_mb": (peak_kb - base_kb) / 1024}))
+                  "peak_mb": (peak_kb - base_kb) / 1024, "method": method}))
 """
 
 
@@ -110,16 +139,23 @@ def main(argv=None) -> int:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, default=None, help="write the qrels file here and keep it")
+    ap.add_argument("--generate-only", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.generate_only is not None:
+        print(json.dumps(make_qrels(args.generate_only, args.lines)))
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="bench_qrels_") as tmp:
         path = (args.keep or Path(tmp)) / "qrels.bench.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        facts = make_qrels(path, args.lines)
+        # generated in a child process: a child forked from a big parent would inherit its ru_maxrss
+        gen = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--generate-only", str(path),
+                              "--lines", str(args.lines)], capture_output=True, text=True, check=True)
+        facts = json.loads(gen.stdout.strip().splitlines()[-1])
         print(f"generated {facts['lines']:,} lines, {facts['queries']:,} queries, {facts['with_hash']:,} ids with '#', "
               f"{facts['bytes'] / 2**20:.1f} MB in {time.perf_counter() - t0:.1f} s: {path}")
-        res = {w: run_child(path, w, args.repeat) for w in ("pandas", "metaeval")}
+        res = {w: run_child(path, w, args.repeat) for w in ("pandas", "metaeval", "pandas_str")}
 
     pd_t = res["pandas"]["best_s"]
     me = res["metaeval"]
@@ -130,12 +166,16 @@ def main(argv=None) -> int:
         print(f"ROW COUNT MISMATCH: {res['pandas']['rows']} (pandas) / {me['rows']} (metaeval) != {args.lines}")
         return 2
     print()
+    print(f"peak = high-water RSS during the reads minus RSS after imports ({me['method']}), per fresh child process")
     print(f"{'reader':<22}{'best s':>9}{'x pandas':>10}{'peak MB':>10}{'base MB':>10}  target")
     print(f"{'pandas.read_csv':<22}{pd_t:>9.3f}{1.0:>10.2f}{res['pandas']['peak_mb']:>10.0f}"
           f"{res['pandas']['base_mb']:>10.0f}  (reference)")
     print(f"{'metaeval.read_qrels':<22}{me['best_s']:>9.3f}{ratio:>10.2f}{me['peak_mb']:>10.0f}{me['base_mb']:>10.0f}"
           f"  time <= {TIME_RATIO_TARGET}x: {'PASS' if ok_time else 'FAIL'}; "
           f"peak < {PEAK_MB_TARGET:.0f} MB: {'PASS' if ok_mem else 'FAIL'}")
+    ps = res["pandas_str"]
+    print(f"{'pandas, ids as str':<22}{ps['best_s']:>9.3f}{ps['best_s'] / pd_t:>10.2f}{ps['peak_mb']:>10.0f}"
+          f"{ps['base_mb']:>10.0f}  (information: the same column types as metaeval, no checks)")
     print(f"\nall times (s): pandas {[round(t, 3) for t in res['pandas']['times']]}, "
           f"metaeval {[round(t, 3) for t in me['times']]}")
     return 0 if ok_time and ok_mem else 1
