@@ -150,7 +150,10 @@ def _lone_cr_to_lf(data: bytes) -> bytes:
     return data
 
 
-def _fast_split(data: bytes, fields: tuple[str, ...], int_fields: tuple[str, ...] = ()):
+_UNUSED_FIELDS = {"iteration", "Q0"}
+
+
+def _fast_split(data, fields: tuple[str, ...], int_fields: tuple[str, ...] = (), *, check_utf8: bool = False):
     """Fast path of :func:`_parse_whitespace` for a clean file, or None.
 
     A clean file has one delimiter (a single space or a single tab, not both), no blank lines, no
@@ -160,7 +163,7 @@ def _fast_split(data: bytes, fields: tuple[str, ...], int_fields: tuple[str, ...
     ``int_fields`` are parsed as int64 right away when the file has no ``x``/``X`` (pyarrow would read
     ``0x10`` as hex, where pandas sees text); the caller still checks their range.
     """
-    has_tab, has_space = b"\t" in data, b" " in data
+    has_tab, has_space = data.find(b"\t") >= 0, data.find(b" ") >= 0  # find(): bytes or mmap
     if has_tab == has_space:
         return None
     try:
@@ -168,9 +171,9 @@ def _fast_split(data: bytes, fields: tuple[str, ...], int_fields: tuple[str, ...
         import pyarrow.compute as pc
         import pyarrow.csv as pacsv
 
-        ints = set(int_fields) if b"x" not in data and b"X" not in data else set()
+        ints = set(int_fields) if data.find(b"x") < 0 and data.find(b"X") < 0 else set()
         table = pacsv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(pa.py_buffer(data)),  # no copy of the bytes (or of the mapped file)
             read_options=pacsv.ReadOptions(column_names=list(fields), use_threads=True, block_size=1 << 22),
             parse_options=pacsv.ParseOptions(delimiter="\t" if has_tab else " ", quote_char=False,
                                              escape_char=False, newlines_in_values=False,
@@ -179,16 +182,53 @@ def _fast_split(data: bytes, fields: tuple[str, ...], int_fields: tuple[str, ...
                 # large_string: what pandas' str dtype holds, so to_pandas() does not cast
                 column_types={f: pa.int64() if f in ints else pa.large_string() for f in fields},
                 strings_can_be_null=False, quoted_strings_can_be_null=False, null_values=[],
-                check_utf8=False))  # UTF-8 was checked before
+                check_utf8=check_utf8))  # by default, UTF-8 was checked before
         if table.num_rows == 0 or any(pc.any(pc.equal(col, "")).as_py() for col in table.columns
                                       if pa.types.is_large_string(col.type)):
             return None  # doubled, leading or trailing delimiters, or whitespace-only lines
-        raw = table.to_pandas()
+        # the constant columns (qrels' iteration, runs' Q0) are checked above but never used: converting
+        # them to pandas would cost a third of the read
+        raw = table.drop_columns([f for f in fields if f in _UNUSED_FIELDS]).to_pandas()
     except Exception:  # any pyarrow failure (wrong field count, long line, old version): use pandas
         return None
-    strings = [f for f in fields if raw[f].dtype.kind != "i"]
+    strings = [f for f in raw.columns if raw[f].dtype.kind != "i"]
     raw[strings] = raw[strings].astype(str)  # the dtype pandas gives for dtype=str (a no-op with pandas 3)
     return raw
+
+
+def _fast_file(source, fields: tuple[str, ...], int_fields: tuple[str, ...] = ()):
+    """The fast path straight from a plain (not gzipped) file, memory-mapped, or None.
+
+    Only for files that need none of the repairs or messages of the full path: no NUL byte, no
+    carriage return, no leading whitespace, valid UTF-8 (checked by pyarrow while it parses). Anything
+    else returns None, and the caller reads the bytes and takes the full path.
+    """
+    import mmap
+
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        with open(source, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < (1 << 20):  # small files: the full path is fast enough
+                return None
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        if mm[:2] == b"\x1f\x8b" or mm[:1] in (b" ", b"\t", b"\n", b"\r", b"\xef"):
+            return None
+        if mm.find(b"\x00") >= 0 or mm.find(b"\r") >= 0:
+            return None
+        view = np.frombuffer(mm, dtype=np.uint8)
+        ascii_only = bool(view.max() < 128)  # then no UTF-8 check is needed (cheaper than pyarrow's)
+        del view  # release the export, or mm.close() fails
+        return _fast_split(mm, fields, int_fields, check_utf8=not ascii_only)
+    finally:
+        try:
+            mm.close()
+        except BufferError:  # pragma: no cover - an exported buffer still alive (pyarrow copied it)
+            pass
 
 
 def _fast_int(values: pd.Series):
@@ -360,9 +400,13 @@ def read_qrels(source) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         return _validate_frame(source, ("query_id", "doc_id", "relevance"), "qrels", integer=("relevance",))
     name = _name(source)
-    data = _lone_cr_to_lf(_read_bytes(source))  # so that _line_text() below counts lines as the parser did
-    raw, lines = _parse_whitespace(data, name, _QRELS_FIELDS, min_fields=3, int_fields=("relevance",))
-    if raw.shape[1] == 3:
+    raw = _fast_file(source, _QRELS_FIELDS, int_fields=("relevance",))
+    if raw is not None:
+        data, lines = None, np.arange(1, len(raw) + 1)
+    else:
+        data = _lone_cr_to_lf(_read_bytes(source))  # so that _line_text() below counts lines as the parser did
+        raw, lines = _parse_whitespace(data, name, _QRELS_FIELDS, min_fields=3, int_fields=("relevance",))
+    if "relevance" not in raw.columns:
         raise InputError("found 3 fields: this is an unlabelled pool (query_id iteration doc_id), not qrels",
                          source=name, line=int(lines[0]), text=_line_text(data, int(lines[0])),
                          expected="4 fields (query_id iteration doc_id relevance)",
@@ -389,8 +433,12 @@ def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
             df["run_id"] = run_id or "run"
         return df
     name = _name(source)
-    data = _lone_cr_to_lf(_read_bytes(source))  # so that _line_text() below counts lines as the parser did
-    raw, lines = _parse_whitespace(data, name, _RUN_FIELDS, int_fields=("rank",))
+    raw = _fast_file(source, _RUN_FIELDS, int_fields=("rank",))
+    if raw is not None:
+        data, lines = None, np.arange(1, len(raw) + 1)
+    else:
+        data = _lone_cr_to_lf(_read_bytes(source))  # so that _line_text() below counts lines as the parser did
+        raw, lines = _parse_whitespace(data, name, _RUN_FIELDS, int_fields=("rank",))
     rank = _to_number(raw["rank"], lines, name, "rank", integer=True, data=data, header_hint=True)
     score = _to_number(raw["score"], lines, name, "score", integer=False, data=data, allow_nan=True,
                        header_hint=True)

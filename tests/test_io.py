@@ -447,3 +447,41 @@ def write_table_round_trip_test(tmp_path, ext):
         metaeval.write_table(df, tmp_path / f"again.{ext}")
         again = (tmp_path / f"again.{ext}").read_bytes()
         assert (again if ext != "csv.gz" else gzip.decompress(again)) == first  # deterministic
+
+
+def large_file_fast_path_matches_full_path_test(tmp_path):
+    """Plain files of 1 MB or more are memory-mapped and parsed by pyarrow (metaeval.io._fast_file);
+    the result must equal the full path's (used for streams), and any defect must fall back to the
+    full path so that the error names the right line."""
+    import io as _io
+
+    rng = np.random.default_rng(5)
+    n = 40_000
+    lines = [f"{q} 0 msmarco_v2.1_doc_{d}#{d % 7}_{d} {r}" for q, d, r in
+             zip(rng.integers(1000, 2000, n), rng.integers(0, 10**9, n), rng.integers(0, 4, n))]
+    text = ("\n".join(lines) + "\n").encode()
+    assert len(text) > (1 << 20)
+    path = tmp_path / "big.qrels"
+    path.write_bytes(text)
+    assert metaeval.io._fast_file(path, metaeval.io._QRELS_FIELDS, ("relevance",)) is not None
+    fast = metaeval.read_qrels(path)
+    full = metaeval.read_qrels(_io.BytesIO(text))
+    pd.testing.assert_frame_equal(fast, full)
+    assert fast.attrs["lines"].tolist() == full.attrs["lines"].tolist()
+    # a defect deep in the file: a header-like relevance, a NUL byte, an extra field, a hex label
+    for bad_line, err in ((30_000, "relevance is not an integer"), (25_000, "NUL"), (20_001, "found 5 fields"),
+                          (35_000, "relevance is not an integer")):
+        broken = list(lines)
+        if err == "NUL":
+            broken[bad_line - 1] = broken[bad_line - 1].replace(" 0 ", " 0\x00 ")
+        elif "5 fields" in err:
+            broken[bad_line - 1] += " extra"
+        elif bad_line == 35_000:
+            broken[bad_line - 1] = broken[bad_line - 1].rsplit(" ", 1)[0] + " 0x1"
+        else:
+            broken[bad_line - 1] = broken[bad_line - 1].rsplit(" ", 1)[0] + " high"
+        p = tmp_path / f"bad{bad_line}.qrels"
+        p.write_bytes(("\n".join(broken) + "\n").encode())
+        with pytest.raises(metaeval.InputError, match=err) as e:
+            metaeval.read_qrels(p)
+        assert e.value.line == bad_line
