@@ -298,7 +298,8 @@ def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_lev
             se=float(res.se[j]), bias=float(res.bias[j]), n=td.n, unit=res.unit, n_units=res.n_units,
             n_resamples=res.n_resamples, seed=res.seed,
             replicates=None if res.replicates is None else res.replicates[:, j],
-            extra={"z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j])}))
+            extra={"z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j]),
+                   **res.extra}))
     return out
 
 
@@ -1119,5 +1120,5 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
             ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, ci_method),
             se=float(res.se[j]), bias=float(res.bias[j]), pvalue=float(p[2]) if j == 2 else None, n=n,
             unit=res.unit, n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
-            replicates=res.replicates[:, j]), set=label)
+            replicates=res.replicates[:, j], extra=dict(res.extra)), set=label)
     return out

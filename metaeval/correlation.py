@@ -574,7 +574,7 @@ def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="b
             n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
             replicates=None if res.replicates is None else res.replicates[:, j],
             extra={**info, "z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j]),
-                   "pvalue_method": pmethod, "n_distinct_x": cells.l1, "n_distinct_y": cells.l2}))
+                   "pvalue_method": pmethod, "n_distinct_x": cells.l1, "n_distinct_y": cells.l2, **res.extra}))
     return _wrap(ests, method)
 
 

@@ -32,7 +32,7 @@ from scipy.special import ndtr, ndtri
 from ._errors import MetaevalWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates",
-           "table_units", "CI_METHODS"]
+           "table_units", "cluster_correction_factor", "CI_METHODS"]
 
 CI_METHODS = ("bca", "percentile", "basic")
 
@@ -229,6 +229,26 @@ def ci_from_replicates(theta_hat, replicates, *, method="bca", confidence_level=
     return low, high, z0
 
 
+def cluster_correction_factor(n_clusters: int, confidence_level: float = 0.95,
+                              alternative: str = "two-sided") -> float:
+    """Widening factor for cluster-bootstrap intervals from few clusters: √(T/(T−1)) · t_{T−1}/z.
+
+    The cluster bootstrap treats the T observed clusters as the population, so its variance is
+    too small by (T − 1)/T, and a normal-theory quantile ignores that the between-cluster variance
+    is estimated from T clusters (a t with T − 1 degrees of freedom). Each side of the interval is
+    stretched away from the estimate by this factor (1.216 at T = 10, 1.052 at T = 35, 1.033 at
+    T = 54). Measured by simulation (tests/test_coverage.py: 35 topics of 200 items, topic-varying
+    prevalence and accuracy), 95% cluster intervals cover 0.89 (10 topics) to 0.94 (60 topics)
+    without it, and about 0.93-0.95 with it.
+    """
+    from scipy.stats import norm, t
+
+    if n_clusters < 2:
+        return float("nan")
+    q = 0.5 + confidence_level / 2 if alternative == "two-sided" else confidence_level
+    return float(np.sqrt(n_clusters / (n_clusters - 1)) * t.ppf(q, n_clusters - 1) / norm.ppf(q))
+
+
 @dataclass
 class BootstrapResult:
     """Replicates and intervals for a (possibly vector-valued) statistic."""
@@ -267,7 +287,7 @@ class BootstrapResult:
 def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *, n_resamples: int = 2000,
               ci_method: str = "bca", confidence_level: float = 0.95, rng=None,
               alternative: str = "two-sided", chunk: int | None = None, keep_replicates: bool = True,
-              statistic_hat: np.ndarray | None = None) -> BootstrapResult:
+              statistic_hat: np.ndarray | None = None, cluster_correction: bool = True) -> BootstrapResult:
     """Bootstrap a statistic of an additive sufficient statistic.
 
     Parameters
@@ -283,6 +303,10 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *, n_
         An int (or None: a fresh seed, which is reported) makes the result reproducible.
     chunk : int, optional
         Replicates per chunk; by default chosen so that a chunk holds about 8 million weights.
+    cluster_correction : bool
+        For cluster units, widen the interval by :func:`cluster_correction_factor` (default). The
+        factor is kept in ``extra["cluster_correction"]``; the uncorrected interval can always be
+        recomputed from the replicates with :func:`ci_from_replicates`.
 
     Returns
     -------
@@ -318,6 +342,12 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *, n_
         accel = _acceleration(np.vstack(jack), units.m)
     low, high, z0 = ci_from_replicates(theta_hat, reps, method=ci_method, confidence_level=confidence_level,
                                        accel=accel, alternative=alternative)
+    extra = {}
+    if cluster_correction and units.kind == "clusters":
+        fac = cluster_correction_factor(units.n_units, confidence_level, alternative)
+        low = theta_hat - fac * (theta_hat - low)
+        high = theta_hat + fac * (high - theta_hat)
+        extra["cluster_correction"] = fac
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         se = np.nanstd(reps, axis=0, ddof=1)
@@ -329,4 +359,4 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *, n_
     return BootstrapResult(theta_hat=theta_hat, replicates=reps if keep_replicates else None, low=low,
                            high=high, se=se, bias=bias, z0=z0, accel=accel, n_nan=n_nan, method=ci_method,
                            confidence_level=confidence_level, n_resamples=n_resamples, unit=units.kind,
-                           n_units=units.n_units, seed=seed)
+                           n_units=units.n_units, seed=seed, extra=extra)

@@ -410,3 +410,27 @@ def bootstrap_argument_checks_test(kwargs):
 def scipy_version_test():
     # the interval conventions above were checked against this scipy (stats.quantile, 'linear')
     assert tuple(int(v) for v in scipy.__version__.split(".")[:2]) >= (1, 11)
+
+
+def cluster_correction_widens_cluster_intervals_only_test():
+    """The engine widens cluster-bootstrap intervals by sqrt(T/(T-1)) t_{T-1}/z (coverage in
+    tests/test_coverage.py); iid intervals are untouched. Expected factors from scipy's t and normal."""
+    from scipy.stats import norm, t as tdist
+
+    from metaeval.resample import ci_from_replicates, cluster_correction_factor
+
+    for T in (10, 35, 54):
+        expect = np.sqrt(T / (T - 1)) * tdist.ppf(0.975, T - 1) / norm.ppf(0.975)
+        assert cluster_correction_factor(T) == pytest.approx(expect, rel=1e-12)
+    assert cluster_correction_factor(10) == pytest.approx(1.2166, abs=1e-4)
+    rng = np.random.default_rng(1)
+    ct = np.array([rng.multinomial(100, [0.5, 0.1, 0.1, 0.3]) for _ in range(12)]).reshape(12, 2, 2)
+    est = metaeval.cohen_kappa(table=ct, n_resamples=500, rng=3, ci_method="percentile")
+    lo, hi, _ = ci_from_replicates(est.estimate, est.replicates, method="percentile")
+    fac = est.extra["cluster_correction"]
+    assert fac == pytest.approx(cluster_correction_factor(12))
+    assert est.ci.low == pytest.approx(est.estimate - fac * (est.estimate - lo[0]), abs=1e-12)
+    assert est.ci.high == pytest.approx(est.estimate + fac * (hi[0] - est.estimate), abs=1e-12)
+    iid = metaeval.cohen_kappa(table=ct.sum(axis=0), n_resamples=500, rng=3, ci_method="percentile")
+    lo, hi, _ = ci_from_replicates(iid.estimate, iid.replicates, method="percentile")
+    assert "cluster_correction" not in iid.extra and (iid.ci.low, iid.ci.high) == (lo[0], hi[0])
