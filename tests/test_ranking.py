@@ -1,0 +1,201 @@
+"""System-ranking correlations: each coefficient against an independent reference, and the topic bootstrap."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import metaeval as me
+from metaeval import ranking as rk
+
+# ircor (Urbano) README examples: x the reference, scores sorted decreasing
+IRCOR_X = np.array([0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94])
+IRCOR_Y = np.array([0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94])
+
+
+def ircor_published_values_test():
+    # published in the ircor README: tau 0.7777778, tauAP 0.7491182; with y <- round(y*5)/5:
+    # tau_a 0.7111111, tauAP_a 0.6074515; with x rounded too: tau_b 0.75, tauAP_b 0.6269841
+    assert rk.kendall_tau(IRCOR_X, IRCOR_Y) == pytest.approx(0.7777778, abs=5e-8)
+    assert rk.tau_ap(IRCOR_X, IRCOR_Y) == pytest.approx(0.7491182, abs=5e-8)
+    y = np.round(IRCOR_Y * 5) / 5
+    assert rk.kendall_tau(IRCOR_X, y, variant="a") == pytest.approx(0.7111111, abs=5e-8)
+    assert rk.tau_ap(IRCOR_X, y) == pytest.approx(0.6074515, abs=5e-8)
+    x = np.round(IRCOR_X * 5) / 5
+    assert rk.kendall_tau(x, y) == pytest.approx(0.75, abs=1e-12)
+    assert rk.tau_ap(x, y, variant="b") == pytest.approx(0.6269841, abs=5e-8)
+
+
+# --- brute-force references, written from the definitions ------------------------------------
+
+def brute_tau_ap(x, y):
+    """Yilmaz, Aslam & Robertson (2008): walk y from the top; c(i) = items above i in y also above in x."""
+    order = sorted(range(len(y)), key=lambda i: -y[i])
+    n = len(x)
+    total = 0.0
+    for pos in range(1, n):
+        i = order[pos]
+        c = sum(1 for j in order[:pos] if x[j] > x[i])
+        total += c / pos
+    return 2 * total / (n - 1) - 1
+
+
+def brute_tau_ap_b_half(x, y):
+    """Urbano & Marrero (2017) asymmetric tau_AP,b: for each item not in y's top group,
+    concordant items strictly above its tie group, divided by (its group's first position - 1)."""
+    n = len(x)
+    total, count = 0.0, 0
+    for i in range(n):
+        p = 1 + sum(1 for j in range(n) if y[j] > y[i])
+        if p == 1:
+            continue
+        count += 1
+        c = sum(1 for j in range(n) if y[j] > y[i] and x[j] > x[i])
+        total += c / (p - 1)
+    return 2 * total / count - 1
+
+
+def brute_rbo_ext(x, y, p):
+    """Webber, Moffat & Zobel (2010) eq. 32 with explicit prefix sets."""
+    rx = [i for i in sorted(range(len(x)), key=lambda i: (-x[i], i))]
+    ry = [i for i in sorted(range(len(y)), key=lambda i: (-y[i], i))]
+    k = len(x)
+    s = 0.0
+    for d in range(1, k + 1):
+        s += len(set(rx[:d]) & set(ry[:d])) / d * p**d
+    xk = len(set(rx) & set(ry))
+    return xk / k * p**k + (1 - p) / p * s
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.data())
+def coefficients_match_references_test(data):
+    n = data.draw(st.integers(4, 12))
+    x = np.array(data.draw(st.lists(st.integers(0, 8), min_size=n, max_size=n)), dtype=float)
+    y = np.array(data.draw(st.lists(st.integers(0, 8), min_size=n, max_size=n)), dtype=float)
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        return
+    # tau-b: scipy.stats.kendalltau; spearman/pearson: scipy
+    assert rk.kendall_tau(x, y) == pytest.approx(sps.kendalltau(x, y)[0], abs=1e-12)
+    X, Y = x[None], y[None]
+    got = rk._all_methods(X, Y, ["spearman", "pearson", "kendall_a", "discordant_pairs"], 0.9, 5)[0]
+    assert got[0] == pytest.approx(sps.spearmanr(x, y)[0], abs=1e-12)
+    assert got[1] == pytest.approx(sps.pearsonr(x, y)[0], abs=1e-12)
+    pairs = list(itertools.combinations(range(n), 2))
+    cd = sum(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) for i, j in pairs)
+    assert got[2] == pytest.approx(cd / len(pairs), abs=1e-12)
+    assert got[3] == sum(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) < 0 for i, j in pairs)
+    # tau_AP,b against the brute-force definition (symmetrized)
+    expect_b = (brute_tau_ap_b_half(x, y) + brute_tau_ap_b_half(y, x)) / 2
+    assert rk.tau_ap(x, y, variant="b") == pytest.approx(expect_b, abs=1e-12)
+    # RBO against explicit prefix sets
+    assert rk.rbo(x, y, p=0.8) == pytest.approx(brute_rbo_ext(x, y, 0.8), abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.permutations(list(range(9))), st.permutations(list(range(9))))
+def tau_ap_without_ties_is_yilmaz_test(px, py):
+    x, y = np.array(px, dtype=float), np.array(py, dtype=float)
+    assert rk.tau_ap(x, y) == pytest.approx(brute_tau_ap(x, y), abs=1e-12)
+    # without ties, tau_AP,a = tau_AP (Urbano & Marrero 2017, property stated in ircor's docs)
+    assert rk.tau_ap(x, y, variant="a") == pytest.approx(brute_tau_ap(x, y), abs=1e-12)
+    # identical rankings give 1, reversed give -1
+    assert rk.tau_ap(x, x) == pytest.approx(1.0) and rk.tau_ap(x, -x) == pytest.approx(-1.0)
+
+
+# --- rank_correlation on score matrices ---------------------------------------------------------
+
+def _matrices(seed=0, n=12, T=20):
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(0.5, 0.1, n)
+    R = mu[:, None] + rng.normal(0, 0.1, (n, T))
+    C = mu[:, None] + 0.03 * rng.normal(size=(n, 1)) + rng.normal(0, 0.1, (n, T))
+    idx = [f"run{i:02d}" for i in range(n)]
+    cols = [f"q{j}" for j in range(T)]
+    return pd.DataFrame(R, index=idx, columns=cols), pd.DataFrame(C, index=idx, columns=cols)
+
+
+def rank_correlation_estimates_are_the_coefficients_of_the_means_test():
+    R, C = _matrices()
+    res = rk.rank_correlation(R, C, methods=rk.RANK_METHODS, n_resamples=200, rng=1, ci_method="percentile")
+    f = res.to_frame()
+    assert list(f["method"]) == list(rk.RANK_METHODS)
+    assert {"estimate", "ci_low", "ci_high", "bias"} <= set(f.columns)
+    x, y = R.mean(axis=1).to_numpy(), C.mean(axis=1).to_numpy()
+    est = dict(zip(f["method"], f["estimate"]))
+    assert est["kendall_b"] == pytest.approx(sps.kendalltau(x, y)[0], abs=1e-12)
+    assert est["spearman"] == pytest.approx(sps.spearmanr(x, y)[0], abs=1e-12)
+    assert est["pearson"] == pytest.approx(sps.pearsonr(x, y)[0], abs=1e-12)
+    assert est["tau_ap"] == pytest.approx(brute_tau_ap(x, y), abs=1e-12)
+    assert est["rbo"] == pytest.approx(brute_rbo_ext(x, y, 0.9), abs=1e-12)
+    assert all(res[j].unit == "topics" and res[j].n_units == 20 for j in range(len(res)))
+
+
+def topic_bootstrap_replicates_are_weighted_means_test():
+    """A replicate's system means are (topic weights × matrix) / T: recompute one replicate by hand."""
+    R, C = _matrices(seed=3, n=6, T=8)
+    units = rk._topic_units(R, C)
+    gen = np.random.default_rng(0)
+    w = gen.multinomial(8, np.full(8, 1 / 8), size=3)
+    x, y = rk._means(w @ units.X, 6)
+    np.testing.assert_allclose(x, (w @ R.to_numpy().T) / 8, atol=1e-12)
+    np.testing.assert_allclose(y, (w @ C.to_numpy().T) / 8, atol=1e-12)
+
+
+def rank_correlation_is_reproducible_and_debiased_by_default_test():
+    R, C = _matrices(seed=4, n=15, T=25)
+    a = rk.rank_correlation(R, C, n_resamples=300, n_outer=20, n_inner=50, rng=7)
+    b = rk.rank_correlation(R, C, n_resamples=300, n_outer=20, n_inner=50, rng=7)
+    assert a.to_frame().equals(b.to_frame())
+    e = a[0]
+    assert e.method == "debiased" and e.ci.low <= e.extra["debiased"] <= e.ci.high
+    # the debiased point is the estimate minus the bootstrap bias (clipped to [-1, 1])
+    assert e.extra["debiased"] == pytest.approx(min(1.0, e.estimate - e.bias), abs=1e-12)
+    assert -1 <= e.ci.low <= e.ci.high <= 1
+
+
+def score_tables_and_topic_policies_test():
+    R, C = _matrices(seed=5, n=5, T=6)
+    tidy_r = R.stack().rename("value").reset_index().rename(columns={"level_0": "system", "level_1": "query_id"})
+    tidy_r["measure"] = "nDCG@10"
+    tidy_c = C.iloc[:, 1:].stack().rename("value").reset_index().rename(columns={"level_0": "system",
+                                                                                "level_1": "query_id"})
+    tidy_c["measure"] = "nDCG@10"
+    tidy_r.columns = ["system", "query_id", "value", "measure"]
+    tidy_c.columns = ["system", "query_id", "value", "measure"]
+    Rm, Cm, info = rk.score_matrices(tidy_r, tidy_c, measure="nDCG@10")
+    assert info["topics_only_reference"] == ["q0"] and info["n_topics"] == 5
+    Rm, Cm, info = rk.score_matrices(tidy_r, tidy_c, measure="nDCG@10", topics="own")
+    assert info["n_topics"] == 6 and Cm["q0"].isna().all()
+    res = rk.rank_correlation(tidy_r, tidy_c, measure="nDCG@10", topics="own", methods="pearson",
+                              n_resamples=100, ci_method="percentile", rng=0)
+    # 'own': each side's mean over its own topics
+    assert res[0].estimate == pytest.approx(sps.pearsonr(R.mean(axis=1), C.iloc[:, 1:].mean(axis=1))[0], abs=1e-12)
+    with pytest.raises(me.InputError, match="several measures"):
+        tidy_r2 = pd.concat([tidy_r, tidy_r.assign(measure="AP")])
+        rk.score_matrices(tidy_r2, tidy_c)
+    with pytest.raises(ValueError):
+        rk.rank_correlation(R, C, methods="nonsense")
+
+
+def significance_agreement_test():
+    from statsmodels.stats.multitest import multipletests
+
+    R, C = _matrices(seed=6, n=8, T=30)
+    df = rk.significance_agreement(R, C, test="t", correction="holm")
+    pairs = df.attrs["pairs"]
+    # p-values: scipy.stats.ttest_rel on each pair, then statsmodels' Holm
+    raw = [sps.ttest_rel(R.loc[a], R.loc[b]).pvalue for a, b in zip(pairs["system_a"], pairs["system_b"])]
+    np.testing.assert_allclose(pairs["p_reference"], multipletests(raw, method="holm")[1], atol=1e-12)
+    v = dict(zip(df["quantity"], df["value"]))
+    assert v["pairs"] == 28
+    assert v["kept"] + v["lost"] + v["reversed"] == v["significant_reference"]
+    assert v["kept"] + v["gained"] + v["reversed"] == v["significant_candidate"]
+    same = rk.significance_agreement(R, R, test="randomization", n_permutations=500, rng=0)
+    s = dict(zip(same["quantity"], same["value"]))
+    assert s["lost"] == s["gained"] == s["reversed"] == 0
+    assert s["swap_rate"] == 0 or np.isnan(s["swap_rate"])
