@@ -34,6 +34,9 @@ _LAZY = {
     "score_correlation": "correlation", "mean_of_samples": "correlation", "icc": "correlation",
     "fisher_z_interval": "correlation",
     "stuart_maxwell": "tests_square", "bowker": "tests_square", "SquareTestResult": "tests_square",
+    # system rankings
+    "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
+    "significance_agreement": "ranking", "score_matrices": "ranking",
     # sample data
     "datasets": None,
 }
