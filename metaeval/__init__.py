@@ -37,8 +37,8 @@ _LAZY = {
     # system rankings
     "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
     "significance_agreement": "ranking", "score_matrices": "ranking",
-    # sample data
-    "datasets": None,
+    # sample data, figures
+    "datasets": None, "figures": None,
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -355,9 +355,29 @@ def _to_number(values: pd.Series, lines: np.ndarray, name: str, column: str, *, 
     return arr
 
 
+class LineNumbers(np.ndarray):
+    """The source line of each row (an int array kept in ``df.attrs["lines"]``).
+
+    It compares by identity: pandas compares ``attrs`` with ``==`` when it concatenates frames, and a
+    plain array there raises "truth value of an array is ambiguous" (pandas 3).
+    """
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    __hash__ = None
+
+
+def _line_numbers(lines) -> LineNumbers:
+    return np.asarray(lines, dtype=np.int64).view(LineNumbers)
+
+
 def _finish(df: pd.DataFrame, name: str, lines: np.ndarray) -> pd.DataFrame:
     df.attrs["source"] = name
-    df.attrs["lines"] = lines
+    df.attrs["lines"] = _line_numbers(lines)
     return df
 
 
@@ -551,7 +571,7 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
         if re.search(rb"(?:\A|\n)[" + blank_chars + rb"]*(?:\n|\Z)", data[:-1] if data.endswith(b"\n") else data):
             # blank lines are skipped by the parser, so line numbers need a map
             nonblank = [i + 1 for i, ln in enumerate(data.split(b"\n")) if ln.strip(blank_chars)]
-            header_line, lines = nonblank[0], np.asarray(nonblank[1:1 + len(df)])
+            header_line, lines = nonblank[0], _line_numbers(nonblank[1:1 + len(df)])
             df.attrs["lines"] = lines
         repeated = [c for c in df.columns if re.fullmatch(r"(.+)\.\d+", str(c))
                     and re.fullmatch(r"(.+)\.\d+", str(c)).group(1) in df.columns]
@@ -591,7 +611,7 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
         if not records:
             raise InputError("the file has no records", source=name)
         df = pd.DataFrame.from_records(records)
-        df.attrs["lines"] = np.asarray(lines)
+        df.attrs["lines"] = _line_numbers(lines)
         return df, name, 1
     # json: an array of records, or {"column": [...]} / {"column": {...}}
     try:

@@ -485,3 +485,15 @@ def large_file_fast_path_matches_full_path_test(tmp_path):
         with pytest.raises(metaeval.InputError, match=err) as e:
             metaeval.read_qrels(p)
         assert e.value.line == bad_line
+
+
+def frames_from_readers_concatenate_test():
+    """pandas 3 compares attrs on concat; the line numbers must not make that fail (found by the
+    figure gallery: pd.concat of two slices of read_battles output raised)."""
+    from metaeval import datasets
+
+    b = datasets.load("battles_like").battles
+    both = pd.concat([b.iloc[:10], b.iloc[10:25]])
+    assert len(both) == 25
+    q = datasets.load("trec_dl_like").qrels_human
+    assert len(pd.concat([q.iloc[:5], q.iloc[5:9]])) == 9
