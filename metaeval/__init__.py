@@ -37,6 +37,12 @@ _LAZY = {
     # system rankings
     "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
     "significance_agreement": "ranking", "score_matrices": "ranking",
+    # bias, sensitivity, validation design
+    "length_bias": "bias", "self_enhancement": "bias", "prefer_longer": "bias", "rank_change": "bias",
+    "sensitivity": "sensitivity", "Scenario": "sensitivity",
+    "design_validation_sample": "design", "estimate_from_validation": "design", "sample_size": "design",
+    # reports
+    "Report": "report", "run_study": "study", "load_study": "study",
     # sample data, figures
     "datasets": None, "figures": None,
 }
