@@ -59,6 +59,20 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _cmd_report(args) -> int:
+    from .study import load_study, run_study
+
+    study = load_study(args.study)
+    if args.seed is not None:
+        study["seed"] = args.seed
+    if args.n_resamples is not None:
+        study["n_resamples"] = args.n_resamples
+    rep = run_study(study, args.out)
+    print(f"{len(rep.tables)} tables and {len(rep.figures)} figures written to {args.out}/ "
+          f"(report.md, report.html, results.json)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="metaeval", description="Statistical meta-evaluation of LLM and VLM judges.")
     p.add_argument("--version", action="version", version=f"metaeval {__import__('metaeval').__version__}")
@@ -81,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--refusals", default="keep", help="keep, drop, or a label to assign")
     a.add_argument("--unjudged", default="drop", help="drop, keep, or a fill label (e.g. 0)")
     a.set_defaults(func=_cmd_align)
+
+    r = sub.add_parser("report", help="run a study file (TOML) and write the report folder")
+    r.add_argument("study", help="the study file (see metaeval.study for the format)")
+    r.add_argument("--out", required=True, help="output folder")
+    r.add_argument("--seed", type=int, default=None, help="override the study's seed")
+    r.add_argument("--n-resamples", type=int, default=None, help="override the study's number of resamples")
+    r.set_defaults(func=_cmd_report)
 
     d = sub.add_parser("demo", help="run the bundled study over the sample data and write a report folder")
     d.add_argument("--out", required=True, help="output folder")

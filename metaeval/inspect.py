@@ -120,9 +120,13 @@ def inspect_file(path, *, scale: Scale | None = None) -> Inspection:
         raw, _, _ = mio._read_table(path)
         cols = list(raw.columns)
         label = next((c for c in ("label", "relevance", "score", "human", "judge") if c in cols), None)
-        item = next((c for c in ("item_id", "doc_id", "id") if c in cols), cols[0])
-        df = mio.read_judgments(path, item=item, label=label) if label else raw
-        keys, label = (["item_id"] if label else None), ("label" if label else None)
+        item = ["query_id", "doc_id"] if {"query_id", "doc_id"} <= set(cols) else \
+            [next((c for c in ("item_id", "doc_id", "id") if c in cols), cols[0])]
+        df = mio.read_judgments(path, item=item if len(item) > 1 else item[0], label=label) if label else raw
+        # several raters or samples per item are not duplicates
+        extra = [c for c in ("rater", "judge", "sample", "annotator") if c in cols and c != label]
+        keys = ((item if len(item) > 1 else ["item_id"]) + extra) if label else None
+        label = "label" if label else None
         facts["columns"] = ", ".join(map(str, cols))
     if label is not None:
         vals = df[label]
