@@ -37,6 +37,11 @@ _LAZY = {
     # system rankings
     "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
     "significance_agreement": "ranking", "score_matrices": "ranking",
+    # pairwise judgments
+    "win_rates": "pairwise", "head_to_head": "pairwise", "pairwise_agreement": "pairwise",
+    "seen_unseen_agreement": "pairwise", "inter_rater_agreement": "pairwise", "majority_verdict": "pairwise",
+    "combine_swaps": "pairwise", "position_bias": "pairwise", "bradley_terry": "pairwise",
+    "ranking_correlation": "pairwise", "length_controlled_win_rate": "pairwise", "pairwise_confusion": "pairwise",
     # bias, sensitivity, validation design
     "length_bias": "bias", "self_enhancement": "bias", "prefer_longer": "bias", "rank_change": "bias",
     "sensitivity": "sensitivity", "Scenario": "sensitivity",
