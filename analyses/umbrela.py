@@ -1,0 +1,111 @@
+"""UMBRELA-style meta-evaluation: LLM relevance labels against the human qrels of TREC DL.
+
+For each year and each LLM qrels: alignment (every row accounted for), Cohen's kappa on the
+4-level scale and binarized at 2 (UMBRELA merges 0-1 and 2-3; binary LLM files are compared with
+human >= 2), per-class accuracy (recall of each human level), and the correlation of the nDCG@10
+system rankings of the official runs (tau-b, rho, tau_AP, RBO) with debiased topic-bootstrap
+intervals. Runs on ../shared/data/trec_dl_passage when present, else on data_samples/trec_dl_like.
+
+    python analyses/umbrela.py [--data ../shared/data] [--n-resamples 1000] [--years dl19 dl20 dl21]
+
+The TREC run files are for validation: this prints summary tables only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import metaeval as me
+
+LLM_QRELS = ("umbrela-zeroshot-gpt-4o", "umbrela-zeroshot-gpt-4", "binary-gpt-4o", "binary-gpt-4", "binary-llama3.2")
+METHODS = ("kendall_b", "spearman", "tau_ap", "rbo")
+
+
+def _one(human, judge, runs, name, *, n_resamples, seed, human_scores=None):
+    binary = set(np.unique(judge["relevance"])) <= {0, 1}
+    scale = me.Scale((0, 1, 2, 3))
+    row = {"qrels": name}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", me.MetaevalWarning)
+        if binary:
+            hb = human.assign(relevance=(human["relevance"] >= 2).astype(np.int64))
+            paired = me.align(hb, judge, scale=me.Scale((0, 1), kind="nominal"), names=("human", name))
+            kb = me.cohen_kappa(paired, cluster="query_id", n_resamples=n_resamples, rng=seed)
+            row.update(kappa_4=np.nan, kappa_bin=kb.estimate, kappa_bin_low=kb.ci.low, kappa_bin_high=kb.ci.high)
+            pc = me.per_class(paired, n_resamples=50, rng=seed).to_frame()
+        else:
+            paired = me.align(human, judge, scale=scale, names=("human", name))
+            k4 = me.cohen_kappa(paired, cluster="query_id", n_resamples=n_resamples, rng=seed)
+            kb = me.cohen_kappa(paired.binarize(2), cluster="query_id", n_resamples=n_resamples, rng=seed)
+            row.update(kappa_4=k4.estimate, kappa_4_low=k4.ci.low, kappa_4_high=k4.ci.high, kappa_bin=kb.estimate,
+                       kappa_bin_low=kb.ci.low, kappa_bin_high=kb.ci.high)
+            pc = me.per_class(paired, n_resamples=50, rng=seed).to_frame()
+        rec = pc[pc["statistic"] == "recall"]
+        for r in rec.itertuples():
+            row[f"recall_{r._1}"] = r.estimate
+        row["pairs"] = len(paired)
+        row["unmatched_human"] = paired.report.counts.get(("human", "unmatched"), 0)
+        if runs is not None:
+            hs = human_scores if human_scores is not None else me.system_scores(human, runs, "nDCG@10")
+            js = me.system_scores(judge, runs, "nDCG@10")
+            rc = me.rank_correlation(hs, js, measure="nDCG@10", methods=METHODS, n_resamples=n_resamples, rng=seed)
+            for e, m in zip(rc, METHODS):
+                row[m] = e.estimate
+                row[f"{m}_low"], row[f"{m}_high"] = e.ci.low, e.ci.high
+            row["runs"] = rc.info["n_systems"]
+            row["topics"] = rc.info["n_topics"]
+    return row
+
+
+def umbrela_table(data: Path | None, *, years=("dl19", "dl20", "dl21"), n_resamples: int = 1000, seed: int = 0,
+                  qrels=LLM_QRELS) -> pd.DataFrame:
+    rows = []
+    if data is None:  # the bundled synthetic set
+        d = me.datasets.load("trec_dl_like")
+        hs = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+        row = _one(d.qrels_human, d.qrels_judge, d.runs, "synthetic judge", n_resamples=n_resamples, seed=seed,
+                   human_scores=hs)
+        return pd.DataFrame([{"year": "trec_dl_like", **row}])
+    base = data / "trec_dl_passage"
+    human_names = {"dl19": "qrels.dl19-passage.txt", "dl20": "qrels.dl20-passage.txt", "dl21": "qrels.dl21-passage.txt"}
+    for year in years:
+        human = me.read_qrels(base / "qrels" / "human" / human_names[year])
+        runs = me.read_runs(base / "runs" / year)
+        hs = me.system_scores(human, runs, "nDCG@10")
+        for q in qrels:
+            judge = me.read_qrels(base / "qrels" / "llm" / f"{q}.{year}.txt")
+            rows.append({"year": year, **_one(human, judge, runs, q, n_resamples=n_resamples, seed=seed,
+                                              human_scores=hs)})
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    ap.add_argument("--n-resamples", type=int, default=1000)
+    ap.add_argument("--years", nargs="*", default=["dl19", "dl20", "dl21"])
+    ap.add_argument("--out", default=None, help="write the table (CSV) here")
+    args = ap.parse_args(argv)
+    data = Path(args.data)
+    real = (data / "trec_dl_passage").is_dir()
+    if not real:
+        print(f"no real data under {data}: running on data_samples/trec_dl_like", file=sys.stderr)
+    t = umbrela_table(data if real else None, years=args.years, n_resamples=args.n_resamples)
+    cols = [c for c in ["year", "qrels", "kappa_4", "kappa_bin", "recall_0", "recall_1", "recall_2", "recall_3",
+                        "kendall_b", "kendall_b_low", "kendall_b_high", "spearman", "tau_ap", "rbo", "runs", "topics"]
+            if c in t.columns]
+    with pd.option_context("display.width", 250, "display.max_columns", 40):
+        print(t[cols].round(4).to_string(index=False))
+    if args.out:
+        me.write_table(t, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
