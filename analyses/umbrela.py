@@ -85,12 +85,26 @@ def umbrela_table(data: Path | None, *, years=("dl19", "dl20", "dl21"), n_resamp
     return pd.DataFrame(rows)
 
 
+def pool_bias_table(data: Path, year: str, *, llm: str = "umbrela-zeroshot-gpt-4o", depth: int = 10) -> pd.DataFrame:
+    """Leave-one-participant-out pool bias of nDCG@10 under the human qrels and judge-filled qrels."""
+    from metaeval.ranking import pool_bias
+
+    base = data / "trec_dl_passage"
+    human = me.read_qrels(base / "qrels" / "human" / f"qrels.{year}-passage.txt")
+    judge = me.read_qrels(base / "qrels" / "llm" / f"{llm}.{year}.txt")
+    runs = me.read_runs(base / "runs" / year)
+    meta = pd.read_csv(base / "reference" / "official_nist_run_summaries.tsv", sep="\t", dtype=str)
+    groups = meta[meta["year"] == year].set_index("run_id")["participant"]
+    return pool_bias(human, judge, runs, groups, depth=depth)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     ap.add_argument("--n-resamples", type=int, default=1000)
     ap.add_argument("--years", nargs="*", default=["dl19", "dl20", "dl21"])
     ap.add_argument("--out", default=None, help="write the table (CSV) here")
+    ap.add_argument("--pool-bias", action="store_true", help="also the leave-one-participant-out pool bias")
     args = ap.parse_args(argv)
     data = Path(args.data)
     real = (data / "trec_dl_passage").is_dir()
@@ -104,6 +118,15 @@ def main(argv=None) -> int:
         print(t[cols].round(4).to_string(index=False))
     if args.out:
         me.write_table(t, args.out)
+    if real and args.pool_bias:
+        for year in args.years:
+            pb = pool_bias_table(data, year)
+            g = pb.groupby("group").agg(runs=("run_id", "size"), unique_docs=("unique_docs", "first"),
+                                        mean_abs_change_loo=("rank_change_loo", lambda v: v.abs().mean()),
+                                        mean_abs_change_filled=("rank_change_filled", lambda v: v.abs().mean()))
+            print(f"\n{year}: leave-one-participant-out pool bias (nDCG@10; pool depth 10), human qrels with the "
+                  "group's unique documents removed vs filled by umbrela-zeroshot-gpt-4o")
+            print(g.sort_values("mean_abs_change_loo", ascending=False).round(2).to_string())
     return 0
 
 

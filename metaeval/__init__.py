@@ -35,6 +35,7 @@ _LAZY = {
     "fisher_z_interval": "correlation",
     "stuart_maxwell": "tests_square", "bowker": "tests_square", "SquareTestResult": "tests_square",
     # system rankings
+    "system_scores": "evaluation", "scores_from_table": "evaluation", "SystemScores": "evaluation",
     "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
     "significance_agreement": "ranking", "score_matrices": "ranking",
     # pairwise judgments

@@ -28,7 +28,7 @@ from ._errors import InputError, MetaevalWarning
 from .resample import Units, bootstrap, debiased_bootstrap, make_rng
 from .results import ConfidenceInterval, Estimate, ResultSet
 
-__all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement",
+__all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement", "pool_bias",
            "RANK_METHODS", "COVERAGE_NOTE"]
 
 #: Method names of :func:`rank_correlation`.
@@ -479,3 +479,92 @@ def significance_agreement(reference, candidate, *, measure=None, test: str = "t
         "decision": np.select([kept, reversed_, lost, gained], ["kept", "reversed", "lost", "gained"], "neither")})
     df.attrs["seed"] = seed
     return df
+
+
+# --------------------------------------------------------------------------------------------
+# pool bias: leave one group of runs out of the pool
+# --------------------------------------------------------------------------------------------
+
+def _ranks(scores: pd.Series) -> pd.Series:
+    """1 = best; ties share the best rank (method 'min')."""
+    return scores.rank(ascending=False, method="min").astype(int)
+
+
+def pool_bias(reference_qrels, candidate_qrels, runs, groups, *, measure: str = "nDCG@10", depth: int = 10):
+    """Leave-one-group-out pool bias, under human qrels and under judge-filled qrels.
+
+    For each group of runs that contributed to the pool (the union of every run's top ``depth``
+    documents per topic), the documents that only this group contributed are removed from the
+    reference qrels (they become unjudged, which counts as non-relevant), every run is evaluated
+    again, and the rank of the group's runs is compared with their rank under the full qrels (Zobel
+    1998; Voorhees 2002). The same is done with those documents labelled by the candidate judge
+    instead of removed ("judge-filled"): if a judge can fill the holes, the group's runs should not
+    move. Judgments of documents outside the pool are kept as they are.
+
+    Parameters
+    ----------
+    reference_qrels, candidate_qrels : DataFrame
+        ``query_id, doc_id, relevance`` (human, judge).
+    runs : DataFrame
+        ``query_id, doc_id, score, run_id`` (from :func:`metaeval.read_runs`).
+    groups : mapping or Series
+        run_id → group (e.g. the participant). Runs without a group form their own group.
+    measure : str
+        Any measure :func:`metaeval.system_scores` knows.
+    depth : int
+        Pool depth (TREC DL: 10 for the passage task's initial pool).
+
+    Returns
+    -------
+    DataFrame
+        One row per run: ``run_id, group, unique_docs, score_full, rank_full, score_loo, rank_loo,
+        rank_change_loo, score_filled, rank_filled, rank_change_filled`` (positive change = the run
+        moves down when its group's unique documents are missing).
+    """
+    from .evaluation import system_scores
+
+    runs = runs.copy()
+    for c in ("query_id", "doc_id", "run_id"):
+        runs[c] = runs[c].astype(str)
+    grp = pd.Series(groups, dtype="object") if not isinstance(groups, pd.Series) else groups.astype("object")
+    grp.index = grp.index.astype(str)
+    run_ids = sorted(runs["run_id"].unique())
+    group_of = {r: str(grp.get(r, r)) for r in run_ids}
+    ref = reference_qrels[["query_id", "doc_id", "relevance"]].copy()
+    cand = candidate_qrels[["query_id", "doc_id", "relevance"]].copy()
+    for q in (ref, cand):
+        q["query_id"], q["doc_id"] = q["query_id"].astype(str), q["doc_id"].astype(str)
+    # the pool: top-`depth` by score (ties by doc id descending, as trec_eval sorts)
+    order = runs.sort_values(["run_id", "query_id", "score", "doc_id"], ascending=[True, True, False, False])
+    top = order.groupby(["run_id", "query_id"], sort=False).head(depth)
+    top = top.assign(group=top["run_id"].map(group_of))
+    contributors = top.groupby(["query_id", "doc_id"])["group"].agg(lambda s: frozenset(s))
+    full = system_scores(ref, runs, measure).matrix(measure).mean(axis=1)
+    rank_full = _ranks(full)
+    cand_idx = cand.set_index(["query_id", "doc_id"])["relevance"]
+    ref_keys = pd.MultiIndex.from_frame(ref[["query_id", "doc_id"]])
+    rows = []
+    for g in sorted(set(group_of.values())):
+        unique = contributors[contributors.map(lambda s: s == frozenset([g]))].index
+        judged_unique = ref_keys.isin(unique)
+        n_unique = int(judged_unique.sum())
+        members = [r for r in run_ids if group_of[r] == g]
+        if n_unique == 0:
+            loo, filled = full, full
+        else:
+            loo_q = ref.loc[~judged_unique]
+            loo = system_scores(loo_q, runs, measure).matrix(measure).mean(axis=1)
+            fill = ref.loc[judged_unique, ["query_id", "doc_id"]].copy()
+            keys = pd.MultiIndex.from_frame(fill)
+            fill["relevance"] = cand_idx.reindex(keys).to_numpy()
+            fill = fill.dropna(subset=["relevance"])
+            fill["relevance"] = fill["relevance"].astype(np.int64)
+            filled = system_scores(pd.concat([loo_q, fill], ignore_index=True), runs, measure).matrix(measure)
+            filled = filled.mean(axis=1)
+        r_loo, r_fill = _ranks(loo), _ranks(filled)
+        for r in members:
+            rows.append({"run_id": r, "group": g, "unique_docs": n_unique, "score_full": full[r],
+                         "rank_full": int(rank_full[r]), "score_loo": loo[r], "rank_loo": int(r_loo[r]),
+                         "rank_change_loo": int(r_loo[r] - rank_full[r]), "score_filled": filled[r],
+                         "rank_filled": int(r_fill[r]), "rank_change_filled": int(r_fill[r] - rank_full[r])})
+    return pd.DataFrame(rows).sort_values(["rank_full", "run_id"]).reset_index(drop=True)

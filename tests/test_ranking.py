@@ -199,3 +199,35 @@ def significance_agreement_test():
     s = dict(zip(same["quantity"], same["value"]))
     assert s["lost"] == s["gained"] == s["reversed"] == 0
     assert s["swap_rate"] == 0 or np.isnan(s["swap_rate"])
+
+
+def pool_bias_test():
+    from metaeval.ranking import pool_bias
+
+    d = me.datasets.load("trec_dl_like")
+    runs = d.runs[d.runs["run_id"].isin([f"run_{i:02d}" for i in range(1, 10)])]
+    # run_09 duplicated under another tag: its group contributes no document of its own
+    copy = runs[runs["run_id"] == "run_09"].assign(run_id="run_09_copy")
+    runs = pd.concat([runs, copy], ignore_index=True)
+    groups = {f"run_{i:02d}": f"g{(i - 1) // 3}" for i in range(1, 10)}
+    groups["run_09_copy"] = "copycat"
+    pb = pool_bias(d.qrels_human, d.qrels_judge, runs, groups, depth=10).set_index("run_id")
+    assert len(pb) == 10
+    # the copy shares every pooled document with run_09 (group g2): its group has no unique documents
+    assert pb.loc["run_09_copy", "unique_docs"] == 0 and pb.loc["run_09", "unique_docs"] > 0
+    assert pb.loc["run_09_copy", "rank_change_loo"] == 0 and pb.loc["run_09_copy", "rank_change_filled"] == 0
+    # leave-one-out by hand for group g0: drop the judged documents only g0 put in its top 10
+    top = (runs.sort_values(["run_id", "query_id", "score", "doc_id"], ascending=[True, True, False, False])
+           .groupby(["run_id", "query_id"]).head(10))
+    top = top.assign(group=top["run_id"].map(groups))
+    by_doc = top.groupby(["query_id", "doc_id"])["group"].agg(set)
+    only_g0 = {k for k, s in by_doc.items() if s == {"g0"}}
+    keep = [(q, doc) not in only_g0 for q, doc in zip(d.qrels_human["query_id"], d.qrels_human["doc_id"])]
+    loo = me.system_scores(d.qrels_human[keep], runs, "nDCG@10").matrix("nDCG@10").mean(axis=1)
+    assert pb.loc["run_01", "score_loo"] == pytest.approx(loo["run_01"], abs=1e-12)
+    assert pb.loc["run_01", "unique_docs"] == len(set(only_g0) & set(zip(d.qrels_human["query_id"],
+                                                                           d.qrels_human["doc_id"])))
+    # a judge that agrees with the human everywhere fills every hole exactly: no rank changes
+    same = pool_bias(d.qrels_human, d.qrels_human, runs, groups, depth=10)
+    assert (same["rank_change_filled"] == 0).all()
+    np.testing.assert_allclose(same["score_filled"], same["score_full"], atol=1e-12)

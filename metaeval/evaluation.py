@@ -1,0 +1,1668 @@
+"""Per-topic system scores: every run evaluated under one qrels set, exactly as trec_eval would.
+
+:func:`system_scores` turns qrels and runs into a :class:`SystemScores`: a tidy frame
+``system, query_id, measure, value`` and, per measure, a systems × topics score matrix. Everything
+downstream (rank correlations, topic bootstraps, significance tests) works on those matrices, so the
+runs are evaluated once per qrels set and never inside a resampling loop. :func:`scores_from_table`
+builds the same object from precomputed per-query scores (``trec_eval -q`` output, CSV tables read
+by :func:`metaeval.read_score_table`).
+
+Measures are `ir-measures <https://ir-measur.es>`_ values (``"nDCG@10"``, ``"AP(rel=2)"``,
+``ir_measures.P@10`` ...; trec_eval names such as ``"ndcg_cut_10"`` are accepted too). ir-measures
+is the reference and the fallback for every measure; the common ones have a vectorized numpy path
+whose values are identical to pytrec_eval's (same operations in the same order).
+
+The ranking every measure sees (trec_eval's rules)
+---------------------------------------------------
+* Scores are compared as 32-bit floats (trec_eval stores them as C ``float``), descending; ties are
+  broken by doc id descending, comparing the ids as byte strings (``strcmp``). The rank column of
+  the run is ignored.
+* Rows with a NaN score are dropped (trec_eval's order for them is undefined: it depends on where
+  qsort happens to meet them) and reported.
+* A doc id repeated within a topic of a run is kept once, at its highest-ranked occurrence (trec_eval
+  stops with "duplicate docs"; ir-measures keeps the last row it reads), and reported.
+* Unjudged documents count as non-relevant; negative labels mean "in the pool but unjudged" (never
+  relevant, left out of the ideal ranking, and dropped in condensed evaluation), as in trec_eval.
+* Topics: a run is scored on every topic of the topic set; a topic it does not retrieve scores the
+  measure's default, 0 (as ``trec_eval -c`` and ir-measures do), or NaN with ``missing_topics="nan"``
+  (as ``trec_eval`` without ``-c``, whose mean leaves the topic out). Topics the run retrieves but
+  the qrels do not judge are dropped and reported.
+
+Measures handed to the ir-measures fallback are given the same cleaned ranking, with the scores
+replaced by strictly decreasing numbers, so every provider (pytrec_eval, the msmarco and gdeval
+scripts, ir-measures' own Judged) scores the same ranking as the fast path.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError, MetaevalWarning
+
+__all__ = ["system_scores", "scores_from_table", "SystemScores", "ScoreReport", "parse_measures",
+           "has_fast_path", "ISSUES"]
+
+#: What a :class:`ScoreReport` can list, with how it was handled.
+ISSUES = {
+    # qrels
+    "duplicate_judgment": "a (query, doc) judged more than once: one judgment kept, the highest label",
+    "conflicting_judgment": "of those, keys whose labels differ (the highest label was kept)",
+    "duplicate_merged": "a judgment of a near-duplicate merged into its canonical doc (highest label kept)",
+    "duplicate_conflict": "of those, canonical docs whose merged labels differ (the highest was kept)",
+    "negative_label": "a negative label: in the pool but unjudged (never relevant), as trec_eval",
+    "topic_without_relevant": "a judged topic with no relevant document: relevance-based measures are 0 "
+                              "for every run",
+    "topic_excluded": "a judged topic left out of the topic set (topics=)",
+    "topic_not_judged": "a topic of the topic set that these qrels do not judge: NaN for every run",
+    # runs
+    "nan_score": "a row with a NaN score: dropped (trec_eval's order for it is undefined)",
+    "duplicate_doc": "a doc id repeated within a topic of a run: kept once, at its best rank "
+                     "(trec_eval stops with an error)",
+    "duplicate_canonical": "a near-duplicate ranked below another doc of its canonical group: dropped",
+    "unjudged_topic": "rows of a topic the qrels do not judge: dropped",
+    "excluded_topic": "rows of a judged topic outside the topic set: dropped",
+    "missing_topic": "a topic of the topic set that the run does not retrieve",
+    "score_tie": "adjacent documents with equal (float32) scores: ordered by doc id descending, as trec_eval",
+    "float32_tie": "of those, pairs that differ as float64 but tie as float32 (trec_eval's precision)",
+    "rank_order_differs": "a topic whose rank column orders documents unlike trec_eval (rank is ignored)",
+    # score tables
+    "all_rows": "trec_eval's own 'all' rows (averages): dropped",
+    "filtered_rows": "rows of other qrels sources (or other filter values): left out",
+    "duplicate_row": "a (system, query_id, measure) given twice with the same value: kept once",
+    "nan_value": "a NaN value in the table",
+    "missing_cell": "a (system, topic) without a value for a measure: NaN in the matrix",
+}
+
+_SOURCES = ("qrels", "runs", "table")
+
+
+# --------------------------------------------------------------------------------------------
+# measures
+# --------------------------------------------------------------------------------------------
+
+def _ir():
+    import ir_measures
+
+    return ir_measures
+
+
+def _parse_one(m):
+    ir = _ir()
+    if isinstance(m, ir.Measure):
+        measure = m
+    elif isinstance(m, str):
+        text = m.strip()
+        try:
+            measure = ir.parse_measure(text)
+        except (ValueError, NameError, SyntaxError, TypeError):
+            try:
+                found = ir.parse_trec_measure(text)
+            except Exception:  # ir-measures raises ValueError (and others on odd input)
+                found = []
+            if len(found) != 1:
+                raise InputError(f"unknown measure {m!r}", source="measures",
+                                 expected="an ir-measures measure such as 'nDCG@10', 'AP', 'P(rel=2)@10', "
+                                          "'RR', 'R@100', 'Judged@10', or one trec_eval name ('ndcg_cut_10')",
+                                 fix="check the spelling (see https://ir-measur.es/en/latest/measures.html)"
+                                 ) from None
+            measure = found[0]
+    else:
+        raise InputError(f"a measure must be a string or an ir_measures measure, got {type(m).__name__}",
+                         source="measures", expected="e.g. 'nDCG@10' or ir_measures.nDCG@10")
+    try:
+        measure.validate_params()
+    except AssertionError as exc:  # ir-measures validates with assert
+        raise InputError(f"invalid measure {str(m)!r} ({exc})", source="measures",
+                         fix="see the measure's parameters at https://ir-measur.es") from None
+    return measure
+
+
+def parse_measures(measures) -> list:
+    """ir-measures ``Measure`` values from strings, measures, or a sequence of them (duplicates removed).
+
+    Accepts ir-measures syntax (``"nDCG@10"``, ``"AP(rel=2)"``, ``"nDCG(judged_only=True)@10"``) and
+    a trec_eval name that stands for one measure (``"ndcg_cut_10"``, ``"map"``, ``"P_10"``,
+    ``"recip_rank"``). Raises :class:`metaeval.InputError` for anything else.
+
+    >>> [str(m) for m in parse_measures(["nDCG@10", "map", "P(rel=2)@10"])]
+    ['nDCG@10', 'AP', 'P(rel=2)@10']
+    """
+    ir = _ir()
+    if isinstance(measures, (str, ir.Measure)):
+        measures = [measures]
+    out, seen = [], set()
+    for m in measures:
+        pm = _parse_one(m)
+        if str(pm) not in seen:
+            seen.add(str(pm))
+            out.append(pm)
+    if not out:
+        raise InputError("no measures given", source="measures", expected="at least one measure, e.g. 'nDCG@10'")
+    return out
+
+
+def _canonical_name(name: str) -> str:
+    """The ir-measures spelling of a measure name when it parses to one measure, else the name itself."""
+    try:
+        return str(_parse_one(name))
+    except InputError:
+        return str(name)
+
+
+def _cutoff(m):
+    k = m.params.get("cutoff")
+    return None if k is None else int(k)
+
+
+def _fast_spec(m):
+    """A tuple describing the fast computation of measure ``m``, or None when it has no fast path.
+
+    The fast path covers what pytrec_eval computes for ir-measures (its semantics are trec_eval's),
+    plus ir-measures' Judged.
+    """
+    p = m.params
+    name = m.NAME
+    jo = bool(p.get("judged_only", False))
+    k = _cutoff(m)
+    if k is not None and k <= 0:
+        return None
+    rel = p.get("rel", 1)
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 0:
+        if name in ("P", "RR", "AP", "R", "Success"):
+            return None
+    if name == "nDCG":
+        if p.get("dcg", "log2") != "log2":
+            return None
+        gains = p.get("gains")
+        if gains is not None:
+            if not isinstance(gains, dict) or not all(
+                    isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+                    and isinstance(b, (int, float, np.integer, np.floating)) and not isinstance(b, bool)
+                    for a, b in gains.items()):
+                return None
+            gains = tuple(sorted((int(a), float(b)) for a, b in gains.items()))
+        return ("ndcg", k, gains, jo)
+    if name == "P" and k is not None:
+        return ("p", k, int(rel), jo)
+    if name == "RR" and k is None:
+        return ("rr", None, int(rel), jo)
+    if name == "AP":
+        return ("ap", k, int(rel), jo)
+    if name == "R" and k is not None:
+        return ("r", k, int(rel), jo)
+    if name == "Success" and k is not None:
+        return ("success", k, int(rel), jo)
+    if name == "Judged":
+        return ("judged", k, None, False)
+    return None
+
+
+def has_fast_path(measure) -> bool:
+    """Whether :func:`system_scores` computes ``measure`` with its vectorized path (else ir-measures).
+
+    >>> has_fast_path("nDCG@10"), has_fast_path("RR@10")
+    (True, False)
+    """
+    return _fast_spec(_parse_one(measure)) is not None
+
+
+def _with_judged_only(m):
+    return m(judged_only=True) if "judged_only" in m.SUPPORTED_PARAMS else m
+
+
+# --------------------------------------------------------------------------------------------
+# the report
+# --------------------------------------------------------------------------------------------
+
+_DETAIL_COLUMNS = ["source", "system", "query_id", "issue", "count"]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """What :func:`system_scores` (or :func:`scores_from_table`) changed, dropped or noticed, in numbers.
+
+    Attributes
+    ----------
+    details : pandas.DataFrame
+        One row per occurrence: ``source`` (``qrels``, ``runs`` or ``table``), ``system`` (empty for
+        qrels), ``query_id`` (empty when the count is not per topic), ``issue`` (a key of
+        :data:`ISSUES`) and ``count`` (rows, pairs or topics; see :meth:`to_frame`).
+    n_systems, n_topics : int
+        Size of the score matrices.
+    topics : tuple of str
+        The topic set the systems were scored on.
+    judged_topics : tuple of str
+        The topics the qrels judge (all of them, before the topic set was chosen).
+    settings : dict
+        The options the scores were computed with.
+    """
+
+    details: pd.DataFrame
+    n_systems: int = 0
+    n_topics: int = 0
+    topics: tuple = ()
+    judged_topics: tuple = ()
+    settings: dict = field(default_factory=dict)
+
+    def count(self, issue: str, system: str | None = None) -> int:
+        """Total count of an issue (optionally for one system)."""
+        d = self.details
+        mask = d["issue"].to_numpy() == issue
+        if system is not None:
+            mask &= d["system"].to_numpy() == system
+        return int(d.loc[mask, "count"].sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        """Summary: ``source, issue, count, n_systems, n_topics, handling``, one row per issue found.
+
+        ``count`` is rows for row-level issues (``nan_score``, ``duplicate_doc``, ``unjudged_topic`` ...),
+        adjacent pairs for ``score_tie``/``float32_tie``, keys for the qrels conflicts, and (system, topic)
+        cells for ``missing_topic``/``missing_cell``/``rank_order_differs``; topics for the topic issues.
+        """
+        d = self.details
+        if not len(d):
+            return pd.DataFrame(columns=["source", "issue", "count", "n_systems", "n_topics", "handling"])
+        rows = []
+        for (src, issue), g in d.groupby(["source", "issue"], sort=False):
+            systems = g["system"][g["system"] != ""]
+            topics = g["query_id"][g["query_id"] != ""]
+            rows.append((src, issue, int(g["count"].sum()), int(systems.nunique()), int(topics.nunique()),
+                         ISSUES.get(issue, "")))
+        out = pd.DataFrame(rows, columns=["source", "issue", "count", "n_systems", "n_topics", "handling"])
+        order = {k: i for i, k in enumerate(ISSUES)}
+        return out.sort_values(["source", "issue"], key=lambda s: s.map(order) if s.name == "issue"
+                               else s.map({k: i for i, k in enumerate(_SOURCES)})).reset_index(drop=True)
+
+    def for_system(self, system: str) -> pd.DataFrame:
+        """The detail rows of one system."""
+        return self.details.loc[self.details["system"] == system].reset_index(drop=True)
+
+    def __str__(self) -> str:
+        lines = [f"System scores: {self.n_systems} systems x {self.n_topics} topics "
+                 f"({len(self.judged_topics)} judged)"]
+        s = self.to_frame()
+        if not len(s):
+            lines.append("  nothing dropped or changed")
+        for r in s.itertuples():
+            lines.append(f"  {r.source:<6} {r.issue:<24} {r.count:>9}  ({r.n_systems} systems, {r.n_topics} topics)"
+                         f"  {r.handling}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):  # pragma: no cover - notebook nicety
+        return self.to_frame().to_html(index=False)
+
+
+class _Details:
+    """Collects report rows as arrays (no per-row Python work on large inputs)."""
+
+    def __init__(self):
+        self.parts = []
+
+    def add(self, source, issue, count, system="", query_id=""):
+        count = np.atleast_1d(np.asarray(count, dtype=np.int64))
+        n = len(count)
+        system = np.broadcast_to(np.asarray(system, dtype=object), (n,))
+        query_id = np.broadcast_to(np.asarray(query_id, dtype=object), (n,))
+        keep = count > 0
+        if keep.any():
+            self.parts.append(pd.DataFrame({"source": source, "system": system[keep], "query_id": query_id[keep],
+                                            "issue": issue, "count": count[keep]}))
+
+    def frame(self) -> pd.DataFrame:
+        if not self.parts:
+            return pd.DataFrame({c: pd.Series(dtype="int64" if c == "count" else "str") for c in _DETAIL_COLUMNS})
+        out = pd.concat(self.parts, ignore_index=True)
+        for c in ("source", "system", "query_id", "issue"):
+            out[c] = out[c].astype("str")
+        return out[_DETAIL_COLUMNS]
+
+
+# --------------------------------------------------------------------------------------------
+# the result
+# --------------------------------------------------------------------------------------------
+
+class SystemScores:
+    """Per-topic scores of every system for one or more measures under one qrels set.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        Tidy ``system, query_id, measure, value`` rows, sorted by measure (in the order asked),
+        system and topic. Cells left missing (``missing_topics="nan"``, topics the qrels do not
+        judge, holes in a score table) have no row.
+    measures : tuple of str
+        The measures, as ir-measures spells them (``"nDCG@10"``, ``"nDCG(judged_only=True)@10"``).
+    systems : tuple of str
+        Sorted system (run) names.
+    topics : tuple of str
+        The topic set the systems were scored on, sorted. Two SystemScores are compared on
+        ``sorted(set(a.topics) & set(b.topics))`` (pass it to :meth:`matrix`).
+    judged_topics : tuple of str
+        Every topic the qrels judge (before the topic set was chosen); for a score table, every topic
+        with a value.
+    judged : pandas.DataFrame
+        Judged@k per system (index ``system``; one column per depth, e.g. ``Judged@10``): the share
+        of each run's top k that the qrels judge, averaged over the topic set. Low values mean holes
+        that "unjudged = non-relevant" turns into losses.
+    report : ScoreReport
+        What was dropped or changed, and why.
+    backends : dict
+        Measure → ``"fast"``, ``"ir_measures"`` or ``"table"``: how it was computed.
+    """
+
+    def __init__(self, matrices: dict, systems, topics, *, judged_topics=None, judged=None, report=None,
+                 backends=None, aliases=None, name: str = ""):
+        self._matrices = {m: np.asarray(v, dtype=float) for m, v in matrices.items()}
+        self.systems = tuple(systems)
+        self.topics = tuple(topics)
+        self.judged_topics = tuple(self.topics if judged_topics is None else judged_topics)
+        self.measures = tuple(self._matrices)
+        for m, v in self._matrices.items():
+            if v.shape != (len(self.systems), len(self.topics)):
+                raise ValueError(f"matrix of {m} has shape {v.shape}, expected "
+                                 f"({len(self.systems)}, {len(self.topics)})")
+        self.judged = judged if judged is not None else pd.DataFrame(index=pd.Index(self.systems, name="system"))
+        self.report = report if report is not None else ScoreReport(_Details().frame(), len(self.systems),
+                                                                    len(self.topics), self.topics,
+                                                                    self.judged_topics)
+        self.backends = dict(backends or {m: "table" for m in self.measures})
+        self._aliases = dict(aliases or {})
+        self.name = name
+        self._frame = None
+
+    # -- lookups ---------------------------------------------------------------------------
+    def _resolve(self, measure) -> str:
+        if measure is None:
+            if len(self.measures) != 1:
+                raise InputError(f"several measures ({', '.join(self.measures)}): say which one",
+                                 source="SystemScores", fix="pass measure=, e.g. matrix('nDCG@10')")
+            return self.measures[0]
+        key = str(measure)
+        if key in self._matrices:
+            return key
+        if key in self._aliases:
+            return self._aliases[key]
+        canon = _canonical_name(key)
+        if canon in self._matrices:
+            return canon
+        if canon in self._aliases:
+            return self._aliases[canon]
+        raise InputError(f"no scores for measure {key!r}", source="SystemScores",
+                         expected=f"one of {', '.join(self.measures)}")
+
+    def _topic_index(self, topics):
+        if topics is None:
+            return np.arange(len(self.topics)), list(self.topics)
+        if isinstance(topics, str):
+            topics = [topics]
+        wanted = sorted({str(t) for t in topics})
+        pos = {t: i for i, t in enumerate(self.topics)}
+        absent = [t for t in wanted if t not in pos]
+        if absent:
+            raise InputError(f"{len(absent)} topic(s) are not in this topic set: "
+                             f"{', '.join(absent[:10])}{' ...' if len(absent) > 10 else ''}",
+                             source="SystemScores", expected="topics from .topics",
+                             fix="intersect first: sorted(set(a.topics) & set(b.topics))")
+        return np.array([pos[t] for t in wanted], dtype=np.int64), wanted
+
+    def _system_index(self, systems):
+        if systems is None:
+            return np.arange(len(self.systems)), list(self.systems)
+        if isinstance(systems, str):
+            systems = [systems]
+        wanted = sorted({str(s) for s in systems})
+        pos = {s: i for i, s in enumerate(self.systems)}
+        absent = [s for s in wanted if s not in pos]
+        if absent:
+            raise InputError(f"{len(absent)} system(s) are not scored: {', '.join(absent[:10])}",
+                             source="SystemScores", expected="systems from .systems")
+        return np.array([pos[s] for s in wanted], dtype=np.int64), wanted
+
+    # -- views -----------------------------------------------------------------------------
+    def matrix(self, measure=None, *, topics=None, systems=None) -> pd.DataFrame:
+        """Systems × topics per-topic scores of one measure (both sorted); NaN marks a missing cell.
+
+        Parameters
+        ----------
+        measure : str or ir_measures measure, optional
+            Needed when more than one measure was computed. The name as passed to
+            :func:`system_scores` works too (``"nDCG@10"`` for ``"nDCG(judged_only=True)@10"``).
+        topics : sequence of str, optional
+            Restrict to these topics (all must be in :attr:`topics`).
+        systems : sequence of str, optional
+            Restrict to these systems.
+        """
+        key = self._resolve(measure)
+        ti, tnames = self._topic_index(topics)
+        si, snames = self._system_index(systems)
+        return pd.DataFrame(self._matrices[key][np.ix_(si, ti)],
+                            index=pd.Index(snames, name="system", dtype="str"),
+                            columns=pd.Index(tnames, name="query_id", dtype="str"))
+
+    def values(self, measure=None, *, topics=None, systems=None) -> np.ndarray:
+        """The matrix of :meth:`matrix` as a numpy array (a copy)."""
+        key = self._resolve(measure)
+        ti, _ = self._topic_index(topics)
+        si, _ = self._system_index(systems)
+        return self._matrices[key][np.ix_(si, ti)].copy()
+
+    def means(self, measure=None, *, topics=None) -> pd.Series:
+        """Mean over topics per system (NaN cells left out, as trec_eval without ``-c``).
+
+        Sums are exact (``math.fsum``, correctly rounded), so two systems whose scores add up to the
+        same total get exactly the same mean, whatever the order of their topics: floating-point
+        summation would otherwise split such ties by one ulp and change Kendall's tau-b (it does for
+        two TREC DL 2020 runs under the binary GPT-4o qrels).
+        """
+        m = self.matrix(measure, topics=topics)
+        vals = []
+        for row in m.to_numpy():
+            row = row[~np.isnan(row)]
+            vals.append(math.fsum(row) / len(row) if len(row) else np.nan)
+        return pd.Series(np.array(vals, dtype=float), index=m.index, name=self._resolve(measure))
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            parts = []
+            S, T = len(self.systems), len(self.topics)
+            sys_col = np.repeat(np.asarray(self.systems, dtype=object), T)
+            top_col = np.tile(np.asarray(self.topics, dtype=object), S)
+            for m in self.measures:
+                v = self._matrices[m].ravel()
+                ok = ~np.isnan(v)
+                parts.append(pd.DataFrame({"system": sys_col[ok], "query_id": top_col[ok], "measure": m,
+                                           "value": v[ok]}))
+            if parts:
+                df = pd.concat(parts, ignore_index=True)
+            else:
+                df = pd.DataFrame(columns=["system", "query_id", "measure", "value"])
+            for c in ("system", "query_id", "measure"):
+                df[c] = df[c].astype("str")
+            df["value"] = df["value"].astype(float)
+            self._frame = df
+        return self._frame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy ``system, query_id, measure, value`` frame (a copy)."""
+        return self.frame.copy()
+
+    def subset(self, *, topics=None, systems=None) -> "SystemScores":
+        """The same scores on fewer topics and/or systems (the report is kept; Judged@k is not recomputed)."""
+        ti, tnames = self._topic_index(topics)
+        si, snames = self._system_index(systems)
+        return SystemScores({m: v[np.ix_(si, ti)] for m, v in self._matrices.items()}, snames, tnames,
+                            judged_topics=self.judged_topics, judged=self.judged.loc[snames],
+                            report=self.report, backends=self.backends, aliases=self._aliases, name=self.name)
+
+    def __repr__(self) -> str:
+        return (f"SystemScores({len(self.systems)} systems x {len(self.topics)} topics; "
+                f"measures: {', '.join(self.measures)})")
+
+
+# --------------------------------------------------------------------------------------------
+# inputs
+# --------------------------------------------------------------------------------------------
+
+def _is_pathlike(x) -> bool:
+    return isinstance(x, (str, os.PathLike))
+
+
+def _load_qrels(qrels, what="qrels") -> pd.DataFrame:
+    from . import io as mio
+
+    if isinstance(qrels, pd.DataFrame):
+        missing = [c for c in ("query_id", "doc_id", "relevance") if c not in qrels.columns]
+        if missing:
+            raise InputError(f"the {what} frame lacks column(s) {', '.join(missing)}", source="<DataFrame>",
+                             expected="columns query_id, doc_id, relevance (as read_qrels returns)",
+                             fix="read the file with metaeval.read_qrels, or rename the columns")
+        df = qrels[["query_id", "doc_id", "relevance"]]
+        if (pd.api.types.is_string_dtype(df["query_id"].dtype) and pd.api.types.is_string_dtype(df["doc_id"].dtype)
+                and df["relevance"].dtype.kind in "iu" and not df[["query_id", "doc_id"]].isna().any().any()):
+            return df
+        return mio.read_qrels(df)
+    if _is_pathlike(qrels) or hasattr(qrels, "read"):
+        return mio.read_qrels(qrels)
+    raise InputError(f"cannot use an object of type {type(qrels).__name__} as {what}", source=what,
+                     expected="a qrels file path or a DataFrame with query_id, doc_id, relevance")
+
+
+def _load_runs(runs) -> pd.DataFrame:
+    from . import io as mio
+
+    if isinstance(runs, pd.DataFrame):
+        df = runs
+    elif isinstance(runs, Mapping):
+        frames = []
+        for name, r in runs.items():
+            f = mio.read_run(r, run_id=str(name)) if not isinstance(r, pd.DataFrame) else r.assign(run_id=str(name))
+            frames.append(f)
+        if not frames:
+            raise InputError("no runs given", source="runs", expected="at least one run")
+        df = pd.concat(frames, ignore_index=True)
+    elif _is_pathlike(runs) or (isinstance(runs, Iterable) and not isinstance(runs, (bytes, str))):
+        df = mio.read_runs(runs)
+    else:
+        raise InputError(f"cannot use an object of type {type(runs).__name__} as runs", source="runs",
+                         expected="a run file, a directory or list of run files, a DataFrame "
+                                  "(query_id, doc_id, score, run_id) or a dict name -> run")
+    missing = [c for c in ("query_id", "doc_id", "score") if c not in df.columns]
+    if missing:
+        raise InputError(f"the runs frame lacks column(s) {', '.join(missing)}", source="<DataFrame>",
+                         expected="columns query_id, doc_id, score, run_id (as read_runs returns)",
+                         fix="read the files with metaeval.read_runs, or rename the columns")
+    if "run_id" not in df.columns:
+        df = df.assign(run_id="run")
+    if df["score"].dtype.kind not in "fiu":
+        sc = pd.to_numeric(df["score"], errors="coerce")
+        bad = sc.isna() & df["score"].notna() & (df["score"].astype("str").str.lower() != "nan")
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(f"score is not a number: {df['score'].iloc[i]!r}", source="<DataFrame>", line=i + 1,
+                             expected="numeric scores", fix="convert the score column to numbers")
+        df = df.assign(score=sc.astype(float))
+    if len(df) == 0:
+        raise InputError("the runs are empty", source="runs", expected="at least one ranked document")
+    return df
+
+
+def _arrow_strings(s: pd.Series, what: str):
+    """A pyarrow string array of a column (zero-copy for pandas' Arrow-backed str), checked for nulls."""
+    import pyarrow as pa
+
+    a = None
+    arr = s.array
+    if pd.api.types.is_string_dtype(s.dtype) and hasattr(arr, "__arrow_array__"):
+        try:
+            a = arr.__arrow_array__()
+        except Exception:
+            a = None
+    if a is None:
+        vals = s.to_numpy(dtype=object)
+        if s.dtype.kind == "f":  # ids that were parsed as numbers: 123.0 -> "123"
+            from .io import _as_id
+
+            vals = _as_id(s, np.arange(1, len(s) + 1), "<DataFrame>", what).to_numpy(dtype=object)
+        a = pa.array([v if isinstance(v, str) or v is None else str(v) for v in vals], type=pa.large_string()) \
+            if not all(isinstance(v, str) for v in vals[:1000]) else pa.array(vals, type=pa.large_string(),
+                                                                               from_pandas=True)
+    if isinstance(a, pa.ChunkedArray) and a.num_chunks == 1:
+        a = a.chunk(0)
+    if not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)):
+        a = a.cast(pa.large_string())
+    if a.null_count:
+        i = int(np.flatnonzero(np.asarray(a.is_null().to_numpy(zero_copy_only=False)))[0])
+        raise InputError(f"empty id in column {what!r} ({a.null_count} row(s))", source="<DataFrame>", line=i + 1,
+                         expected="a non-empty id on every row", fix="fill in the id, or delete the row")
+    return a
+
+
+def _load_dup_map(duplicates_map):
+    """``(mapping dict dup -> canonical, per_topic frame or None)``; chains resolved, cycles rejected."""
+    if duplicates_map is None:
+        return None
+    if isinstance(duplicates_map, Mapping):
+        df = pd.DataFrame({"doc_id": [str(k) for k in duplicates_map],
+                           "canonical_doc_id": [str(v) for v in duplicates_map.values()]})
+    elif isinstance(duplicates_map, pd.DataFrame):
+        df = duplicates_map
+    elif _is_pathlike(duplicates_map):
+        from .io import _read_table
+
+        df, _, _ = _read_table(duplicates_map)
+    else:
+        raise InputError(f"cannot use an object of type {type(duplicates_map).__name__} as duplicates_map",
+                         source="duplicates_map",
+                         expected="a frame with doc_id, canonical_doc_id (optionally query_id), a dict, or a path")
+    cols = {"doc_id", "canonical_doc_id"}
+    if not cols <= set(df.columns):
+        raise InputError(f"the duplicates map lacks column(s) {', '.join(sorted(cols - set(df.columns)))}",
+                         source="duplicates_map", expected="columns doc_id, canonical_doc_id (and optionally query_id)",
+                         fix="rename the columns")
+    keys = ["query_id", "doc_id"] if "query_id" in df.columns else ["doc_id"]
+    m = df[keys + ["canonical_doc_id"]].astype("str").drop_duplicates()
+    m = m.loc[m["doc_id"] != m["canonical_doc_id"]]
+    dup = m.duplicated(keys, keep=False)
+    if dup.any():
+        ex = m.loc[dup].head(4)
+        raise InputError(f"{int(m.loc[dup].drop_duplicates(keys).shape[0])} doc(s) are mapped to several canonical ids",
+                         source="duplicates_map", text="; ".join(f"{' '.join(r[:-1])} -> {r[-1]}"
+                                                               for r in ex.itertuples(index=False)),
+                         expected="one canonical id per duplicate", fix="keep one mapping per doc")
+    # resolve chains a -> b -> c
+    key_of = (lambda r: (r[0], r[1])) if len(keys) == 2 else (lambda r: r[0])
+    mapping = {key_of(r): r[-1] for r in m.itertuples(index=False)}
+    for _ in range(64):
+        changed = False
+        for k, v in mapping.items():
+            nk = (k[0], v) if isinstance(k, tuple) else v
+            if nk in mapping:
+                mapping[k] = mapping[nk]
+                changed = True
+        if not changed:
+            break
+    else:
+        raise InputError("the duplicates map has a cycle", source="duplicates_map",
+                         fix="map every duplicate to one canonical doc that is not itself mapped")
+    if any((k[1] if isinstance(k, tuple) else k) == v for k, v in mapping.items()):
+        raise InputError("the duplicates map has a cycle", source="duplicates_map",
+                         fix="map every duplicate to one canonical doc that is not itself mapped")
+    return mapping, len(keys) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# the core: cleaned, trec_eval-ordered rows
+# --------------------------------------------------------------------------------------------
+
+_LOG2 = np.array([math.log2(i + 2) for i in range(1024)])
+
+
+def _log2_table(n: int) -> np.ndarray:
+    """``log2(i + 2)`` for i < n, from C's log2 (math.log2) so that sums match trec_eval bit for bit."""
+    global _LOG2
+    if n > len(_LOG2):
+        m = max(n, 2 * len(_LOG2))
+        _LOG2 = np.concatenate([_LOG2, np.array([math.log2(i + 2) for i in range(len(_LOG2), m)])])
+    return _LOG2
+
+
+_CHUNK = 4_000_000  # elements of a padded block in the row-wise sorts
+
+
+def _bool_numpy(a) -> np.ndarray:
+    """A pyarrow boolean (chunked) array as numpy."""
+    import pyarrow as pa
+
+    if isinstance(a, pa.ChunkedArray):
+        return np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False), dtype=bool) for c in a.chunks]) \
+            if a.num_chunks else np.zeros(0, dtype=bool)
+    return np.asarray(a.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _take_strings(a, positions: np.ndarray) -> np.ndarray:
+    """``a[positions]`` (ascending positions) as a numpy object array; chunk by chunk (take on a chunked
+    array would concatenate it first)."""
+    import pyarrow as pa
+
+    if isinstance(a, pa.Array):
+        return np.asarray(a.take(pa.array(positions)).to_numpy(zero_copy_only=False), dtype=object)
+    offs = np.cumsum([0] + [len(c) for c in a.chunks])
+    ci = np.searchsorted(offs, positions, side="right") - 1
+    parts = []
+    for c in np.unique(ci):
+        local = positions[ci == c] - offs[c]
+        parts.append(np.asarray(a.chunk(int(c)).take(pa.array(local)).to_numpy(zero_copy_only=False), dtype=object))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=object)
+
+
+def _dictionary_encode(a):
+    """``(codes int32, names object array)`` of a pyarrow string (chunked) array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(a)
+    if isinstance(enc, pa.ChunkedArray):
+        chunks = enc.chunks
+        if not chunks:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=object)
+        last = chunks[-1].dictionary
+        # Arrow encodes the chunks with one memo table: every chunk's dictionary is a prefix of the last
+        if all(c.dictionary.equals(last.slice(0, len(c.dictionary))) for c in chunks):
+            codes = np.concatenate([np.asarray(c.indices.to_numpy(zero_copy_only=False)) for c in chunks])
+            return codes.astype(np.int32, copy=False), np.asarray(last.to_numpy(zero_copy_only=False), dtype=object)
+        enc = pc.dictionary_encode(a.combine_chunks())
+    return (np.array(enc.indices.to_numpy(zero_copy_only=False), dtype=np.int32),  # a writable copy
+            np.asarray(enc.dictionary.to_numpy(zero_copy_only=False), dtype=object))
+
+
+def _take_arrow(a, positions: np.ndarray):
+    """``a[positions]`` as a pyarrow array (chunk by chunk when the positions ascend: a take on a
+    chunked array would concatenate all of it first)."""
+    import pyarrow as pa
+
+    if isinstance(a, pa.Array):
+        return a.take(pa.array(positions))
+    if len(positions) > 1 and not (np.diff(positions) > 0).all():
+        return a.combine_chunks().take(pa.array(positions))
+    offs = np.cumsum([0] + [len(c) for c in a.chunks])
+    ci = np.searchsorted(offs, positions, side="right") - 1
+    parts = []
+    for c in np.unique(ci):
+        parts.append(a.chunk(int(c)).take(pa.array(positions[ci == c] - offs[c])))
+    return pa.chunked_array(parts, type=a.type) if parts else pa.array([], type=a.type)
+
+
+def _kth_largest(x: np.ndarray, lens: np.ndarray, k: int) -> np.ndarray:
+    """Per contiguous group of ``x``, its k-th largest value (-inf for groups of k values or fewer)."""
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    out = np.full(len(lens), -np.inf, dtype=x.dtype)
+    long = np.flatnonzero(lens > k)
+    lo = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    for blk, st, ln, L in _blocks(starts, lens, long):
+        M, valid = _block_matrix(x, st, ln, L, -np.inf if x.dtype.kind == "f" else lo)
+        # the k-th largest is the (L - k)-th smallest of each row; padding (-inf) sorts first and
+        # every padded row still has more than k real values
+        out[blk] = np.partition(M, L - k, axis=1)[:, L - k]
+    return out
+
+
+def _trec_key(score: np.ndarray, doc_desc: np.ndarray) -> np.ndarray:
+    """uint64 keys whose ascending order is trec_eval's ranking: float32 score descending, then doc
+    descending (``doc_desc`` = position of the doc id counted from the end of the byte order).
+
+    The float32 bits ``u`` become an unsigned integer that falls as the float rises: positive floats
+    keep the sign bit 0 and flip the other bits, negative floats (sign bit 1) are kept as they are.
+    """
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as C's double -> float
+        f32 = score.astype(np.float32)
+    f32 += np.float32(0.0)  # -0.0 -> +0.0: they tie in trec_eval
+    u = f32.view(np.uint32)
+    flip = (u >> np.uint32(31)) ^ np.uint32(1)
+    flip *= np.uint32(0x7FFFFFFF)
+    u ^= flip
+    del flip
+    key = u.astype(np.uint64)
+    del u, f32
+    key <<= np.uint64(32)
+    key |= doc_desc.astype(np.uint64)
+    return key
+
+
+def _blocks(starts: np.ndarray, lens: np.ndarray, groups: np.ndarray):
+    """Blocks of non-empty groups of similar length: ``(ids, starts, lens, L)``, ids ascending.
+
+    A block pads its groups to its longest length L (at most twice its shortest) and holds at most
+    about ``_CHUNK`` padded elements, so memory stays bounded.
+    """
+    groups = groups[lens[groups] > 0]
+    groups = groups[np.argsort(lens[groups], kind="stable")]
+    glen = lens[groups]
+    i, G = 0, len(groups)
+    while i < G:
+        L = int(glen[i])
+        j = int(np.searchsorted(glen, 2 * L, side="right"))
+        j = max(i + 1, min(j, i + _CHUNK // max(int(glen[j - 1]), 1)))
+        blk = np.sort(groups[i:j])
+        yield blk, starts[blk], lens[blk], int(lens[blk].max())
+        i = j
+
+
+def _block_matrix(keys, st, ln, L, fill):
+    """The keys of a block's groups as a (groups, L) matrix, padded with ``fill``; and the row map."""
+    nb = len(st)
+    if (ln == L).all():
+        if nb == 1 or (np.diff(st) == L).all():  # consecutive groups of equal length: a view
+            a = int(st[0])
+            return keys[a:a + nb * L].reshape(nb, L), None
+        rows = (st[:, None] + np.arange(L)[None, :])
+        return keys[rows], None
+    valid = np.arange(L)[None, :] < ln[:, None]
+    M = np.full((nb, L), fill, dtype=keys.dtype)
+    M[valid] = keys[(st[:, None] + np.arange(L)[None, :])[valid]]
+    return M, valid
+
+
+def _sort_groups(keys: np.ndarray, starts, lens, groups) -> list:
+    """Sort ``keys`` ascending within each listed group (the rows of a group are contiguous).
+
+    Returns a list of ``(dest, src)`` moves: the rows ``dest`` (a slice or an index array) receive
+    the values of rows ``src``. Groups are padded into blocks of similar length and sorted row-wise
+    (numpy sorts each row of a 2-D block on its own), much faster than a lexsort of the whole array.
+    """
+    fill = np.iinfo(keys.dtype).max
+    moves = []
+    for _, st, ln, L in _blocks(starts, lens, groups):
+        M, valid = _block_matrix(keys, st, ln, L, fill)
+        o = np.argsort(M, axis=1)  # the padding (the largest possible key) sorts last
+        o += st[:, None]
+        if valid is None:
+            if len(st) == 1 or (np.diff(st) == L).all():
+                a = int(st[0])
+                moves.append((slice(a, a + len(st) * L), o.ravel()))
+            else:
+                moves.append(((st[:, None] + np.arange(L)[None, :]).ravel(), o.ravel()))
+        else:
+            moves.append(((st[:, None] + np.arange(L)[None, :])[valid], o[valid]))
+    return moves
+
+
+def _groups_with_repeats(keys: np.ndarray, starts, lens) -> np.ndarray:
+    """Groups (rows contiguous) in which some key occurs more than once."""
+    found = []
+    fill = np.iinfo(keys.dtype).max
+    for blk, st, ln, L in _blocks(starts, lens, np.arange(len(lens))):
+        M, valid = _block_matrix(keys, st, ln, L, fill)
+        M = np.sort(M, axis=1)
+        eq = M[:, 1:] == M[:, :-1]
+        if valid is not None:
+            eq &= valid[:, 1:]
+        hit = eq.any(axis=1)
+        if hit.any():
+            found.append(blk[hit])
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def _lookup_labels(q_top, q_doc_names, q_lab, names, g_top, grp, doc) -> np.ndarray:
+    """The qrels label of each row's (topic, doc), NaN where not judged.
+
+    Most docs are judged for one topic only: those are looked up by doc code (gathers); docs judged
+    for several topics go through a hash lookup of (topic, doc).
+    """
+    n = len(doc)
+    U = len(names)
+    if not len(q_doc_names) or not n:
+        return np.full(n, np.nan)
+    qd = pd.Index(names).get_indexer(q_doc_names)
+    ok = qd >= 0
+    qt, qdd, ql = q_top[ok], qd[ok], q_lab[ok].astype(float)
+    cnt = np.bincount(qdd, minlength=U)
+    one = cnt[qdd] == 1
+    top_of = np.full(U, -1, dtype=np.int32)
+    lab_of = np.full(U, np.nan)
+    top_of[qdd[one]] = qt[one]
+    lab_of[qdd[one]] = ql[one]
+    label = lab_of[doc]
+    wrong = top_of[doc] != g_top.astype(np.int32)[grp]
+    label[wrong] = np.nan
+    if (~one).any():
+        multi = np.flatnonzero(cnt[doc] > 1)
+        if len(multi):
+            qkey = qt[~one] * np.int64(U) + qdd[~one]
+            rkey = g_top[grp[multi]].astype(np.int64) * np.int64(U) + doc[multi]
+            li = pd.Index(qkey).get_indexer(rkey)
+            label[multi] = np.where(li >= 0, ql[~one][np.maximum(li, 0)], np.nan)
+    return label
+
+
+@dataclass
+class _View:
+    grp: np.ndarray      # group of each row (rows of a group are contiguous, in rank order)
+    pos: np.ndarray      # 0-based rank within the group
+    label: np.ndarray    # float label; NaN = not in the qrels
+    n_groups: int
+    g_len: np.ndarray    # rows per group
+
+
+class _Prepared:
+    """Qrels and runs cleaned, restricted to the topic set and put in trec_eval's order."""
+
+    def __init__(self, qrels, runs, *, duplicates_map, topics, reference_qrels, depth=None):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        det = _Details()
+        self.det = det
+        # ---------------- qrels ----------------
+        q = _load_qrels(qrels)
+        q_t = q["query_id"].to_numpy(dtype=object)
+        q_d = q["doc_id"].to_numpy(dtype=object)
+        q_l = q["relevance"].to_numpy().astype(np.int64)
+        dm = _load_dup_map(duplicates_map)
+        self.dup_map = dm
+        # exact repeats of a (query, doc) in the input
+        key = pd.MultiIndex.from_arrays([q_t, q_d])
+        rep = key.duplicated(keep=False)
+        if rep.any():
+            sub = pd.DataFrame({"q": q_t[rep], "d": q_d[rep], "l": q_l[rep]})
+            g = sub.groupby(["q", "d"], sort=False)["l"]
+            per = pd.DataFrame({"n": g.size(), "k": g.nunique()}).reset_index()
+            det.add("qrels", "duplicate_judgment", (per.groupby("q")["n"].sum() - per.groupby("q").size()).to_numpy(),
+                    query_id=per.groupby("q").size().index.to_numpy(dtype=object))
+            conf = per.loc[per["k"] > 1].groupby("q").size()
+            det.add("qrels", "conflicting_judgment", conf.to_numpy(), query_id=conf.index.to_numpy(dtype=object))
+            warnings.warn(f"the qrels judge {int(rep.sum() - len(per))} (query, doc) pair(s) more than once; "
+                          "the highest label is kept (see .report)", MetaevalWarning, stacklevel=3)
+        if dm is not None:
+            mapping, per_topic = dm
+            if per_topic:
+                mapped = np.array([mapping.get((t, d), d) for t, d in zip(q_t, q_d)], dtype=object)
+            else:
+                mapped = np.array([mapping.get(d, d) for d in q_d], dtype=object)
+            moved = mapped != q_d
+            if moved.any():
+                # rows merged: those whose canonical key now appears more than once (and were not repeats before)
+                key2 = pd.MultiIndex.from_arrays([q_t, mapped])
+                multi = key2.duplicated(keep=False) & ~rep
+                if multi.any():
+                    sub = pd.DataFrame({"q": q_t[multi], "d": mapped[multi], "l": q_l[multi]})
+                    g = sub.groupby(["q", "d"], sort=False)["l"]
+                    per = pd.DataFrame({"n": g.size(), "k": g.nunique()}).reset_index()
+                    merged = (per.groupby("q")["n"].sum() - per.groupby("q").size())
+                    det.add("qrels", "duplicate_merged", merged.to_numpy(), query_id=merged.index.to_numpy(dtype=object))
+                    conf = per.loc[per["k"] > 1].groupby("q").size()
+                    det.add("qrels", "duplicate_conflict", conf.to_numpy(), query_id=conf.index.to_numpy(dtype=object))
+            q_d = mapped
+        # one label per (query, doc): the highest
+        qq = pd.DataFrame({"q": q_t, "d": q_d, "l": q_l})
+        if rep.any() or dm is not None:
+            qq = qq.groupby(["q", "d"], sort=False, as_index=False)["l"].max()
+        neg = qq["l"].to_numpy() < 0
+        if neg.any():
+            c = qq.loc[neg].groupby("q").size()
+            det.add("qrels", "negative_label", c.to_numpy(), query_id=c.index.to_numpy(dtype=object))
+        judged_topics = np.array(sorted(pd.unique(qq["q"].to_numpy(dtype=object))), dtype=object)
+        self.judged_topics = tuple(judged_topics)
+        # ---------------- topic set ----------------
+        if isinstance(topics, str) and topics not in ("intersection", "own", "reference"):
+            raise InputError(f"topics={topics!r}", source="topics",
+                             expected="'intersection', 'own', 'reference' or a list of topic ids")
+        ref_topics = None
+        if reference_qrels is not None:
+            if isinstance(reference_qrels, pd.DataFrame) and "query_id" in reference_qrels.columns:
+                ref_topics = set(reference_qrels["query_id"].astype("str"))
+            else:
+                ref_topics = set(_load_qrels(reference_qrels, "reference_qrels")["query_id"])
+        jset = set(self.judged_topics)
+        if isinstance(topics, str):
+            if topics == "reference" and ref_topics is None:
+                raise InputError("topics='reference' needs reference_qrels", source="topics",
+                                 fix="pass reference_qrels=, or use topics='own'")
+            if topics == "own" or ref_topics is None:
+                tset = set(jset)
+            elif topics == "intersection":
+                tset = jset & ref_topics
+            else:
+                tset = set(ref_topics)
+            policy = topics
+        else:
+            tset = {str(t) for t in topics}
+            policy = "list"
+        T = np.array(sorted(tset), dtype=object)
+        if not len(T):
+            raise InputError(f"the topic set is empty (topics={topics if isinstance(topics, str) else list(topics)!r}; "
+                             f"{len(jset)} judged topic(s), {len(ref_topics) if ref_topics is not None else 0} in the "
+                             "reference)", source="topics", expected="at least one topic to score the systems on",
+                             fix="check that the topic ids of the qrels (and the reference) match")
+        self.topics = tuple(T)
+        self.topic_policy = policy
+        excluded = sorted(jset - tset)
+        det.add("qrels", "topic_excluded", np.ones(len(excluded)), query_id=np.array(excluded, dtype=object))
+        unjudged_T = sorted(tset - jset)
+        det.add("qrels", "topic_not_judged", np.ones(len(unjudged_T)), query_id=np.array(unjudged_T, dtype=object))
+        tpos = {t: i for i, t in enumerate(T)}
+        nT = len(T)
+        self.topic_judged = np.array([t in jset for t in T], dtype=bool)
+        # qrels restricted to T, with topic indices
+        qq = qq.loc[qq["q"].isin(tset)]
+        self.q_top = np.fromiter((tpos[t] for t in qq["q"].to_numpy(dtype=object)), dtype=np.int64, count=len(qq))
+        self.q_doc_names = qq["d"].to_numpy(dtype=object)
+        self.q_lab = qq["l"].to_numpy().astype(np.int64)
+        norel = np.ones(nT, dtype=bool)
+        norel[self.q_top[self.q_lab >= 1]] = False
+        norel &= self.topic_judged
+        det.add("qrels", "topic_without_relevant", np.ones(int(norel.sum())), query_id=T[norel])
+
+        # ---------------- runs ----------------
+        r = _load_runs(runs)
+        n = len(r)
+        ra = _arrow_strings(r["run_id"], "run_id")
+        qa = _arrow_strings(r["query_id"], "query_id")
+        da = _arrow_strings(r["doc_id"], "doc_id")
+        score = r["score"].to_numpy(dtype=np.float64)
+        rank = None
+        if "rank" in r.columns and r["rank"].dtype.kind in "iu":
+            rank = r["rank"].to_numpy()
+            if len(rank) and (rank.max() >= 2**31 or rank.min() < -2**31):
+                rank = None  # only used for the report
+        del r
+        # segments of consecutive rows with the same (run, topic); groups = distinct (run, topic)
+        if n > 1:
+            bnd = pc.or_(pc.not_equal(ra.slice(1), ra.slice(0, n - 1)), pc.not_equal(qa.slice(1), qa.slice(0, n - 1)))
+            seg_start = np.flatnonzero(np.concatenate([[True], _bool_numpy(bnd)]))
+            del bnd
+        else:
+            seg_start = np.zeros(1, dtype=np.int64)
+        seg_run = _take_strings(ra, seg_start)
+        seg_top = _take_strings(qa, seg_start)
+        del ra, qa
+        run_codes, run_names = pd.factorize(seg_run, sort=True)
+        run_names = np.asarray(run_names, dtype=object)
+        self.systems = tuple(run_names)
+        nS = len(run_names)
+        top_codes, top_names = pd.factorize(seg_top, sort=False)
+        top_names = np.asarray(top_names, dtype=object)
+        seg_grp, pair_u = pd.factorize(run_codes.astype(np.int64) * len(top_names) + top_codes, sort=False)
+        G = len(pair_u)
+        g_sys = (pair_u // len(top_names)).astype(np.int64)
+        g_topname = top_names[pair_u % len(top_names)]
+        g_top = np.fromiter((tpos.get(t, -1) for t in g_topname), dtype=np.int64, count=G)
+        g_judged = np.fromiter((t in jset for t in g_topname), dtype=bool, count=G)
+        gnames = (run_names[g_sys], g_topname)
+        seg_len = np.diff(np.append(seg_start, n))
+        grp = np.repeat(seg_grp.astype(np.int32), seg_len)
+        # rows to drop: NaN scores, topics not judged or outside the topic set
+        isnan = np.isnan(score)
+        keep = None
+        if isnan.any():
+            det.add("runs", "nan_score", np.bincount(grp[isnan], minlength=G), *gnames)
+            warnings.warn(f"{int(isnan.sum())} run row(s) have a NaN score and were dropped (see .report)",
+                          MetaevalWarning, stacklevel=3)
+            keep = ~isnan
+        del isnan
+        if keep is None:
+            rows_g = np.bincount(seg_grp, weights=seg_len, minlength=G).astype(np.int64)
+        else:
+            rows_g = np.bincount(grp[keep], minlength=G)
+        unj, exc = ~g_judged, g_judged & (g_top < 0)
+        det.add("runs", "unjudged_topic", np.where(unj, rows_g, 0), *gnames)
+        det.add("runs", "excluded_topic", np.where(exc, rows_g, 0), *gnames)
+        if (unj | exc).any():
+            off = (unj | exc)[grp]
+            keep = ~off if keep is None else keep & ~off
+            del off
+        # the rows kept, grouped: positions into the input (file order kept within a group)
+        if len(seg_start) == G:  # every (run, topic) is one block of rows already
+            rows_at = np.flatnonzero(keep) if keep is not None else None
+        else:
+            rows_at = np.argsort(grp, kind="stable")
+            if keep is not None:
+                rows_at = rows_at[keep[rows_at]]
+        g_kept = np.where(unj | exc, 0, rows_g)  # rows per group (NaN rows excluded)
+        grp_k = grp if rows_at is None else grp[rows_at]  # group of each kept row, grouped
+
+        def positions(cand):  # kept-row indices -> positions into the input
+            if cand is None:
+                return rows_at
+            return cand if rows_at is None else rows_at[cand]
+
+        # ---- evaluation depth: rows ranked below every cutoff cannot change any value ----
+        cand = None
+        if depth is not None and (g_kept > depth).any():
+            with np.errstate(over="ignore"):
+                f32 = (score if rows_at is None else score[rows_at]).astype(np.float32)
+            cand = np.flatnonzero(f32 >= _kth_largest(f32, g_kept, depth)[grp_k])  # boundary ties all stay
+            del f32
+        full = np.zeros(G, dtype=bool)
+        while True:
+            ranked = self._rank(positions(cand), grp, score, rank, da, dm, G, gnames)
+            if cand is None:
+                break
+            # a repeat or near-duplicate dropped in a truncated group pulls up a row from below the cut:
+            # rank those groups in full
+            short = ranked["dropped_groups"]
+            short = short[(ranked["n_selected"][short] < g_kept[short]) & ~full[short]]
+            if not len(short):
+                break
+            full[short] = True
+            cand = np.union1d(cand, np.flatnonzero(full[grp_k]))
+        del grp_k
+        det.parts.extend(ranked["det"].parts)
+        n_rep = ranked["det"].frame().query("issue == 'duplicate_doc'")["count"].sum()
+        if n_rep:
+            warnings.warn(f"{int(n_rep)} repeated doc id(s) within a topic of a run were dropped (the best-ranked "
+                          "occurrence is kept; see .report)", MetaevalWarning, stacklevel=3)
+        del da
+        self.depth = depth
+        self.doc_map_used = ranked["doc_map_used"]
+        self.g_sys, self.g_top = g_sys, np.maximum(g_top, 0)
+        self.present = (ranked["g_len"] > 0) & (g_top >= 0)
+        # ---- (system, topic) cells without rows ----
+        have = np.zeros((nS, nT), dtype=bool)
+        have[g_sys[self.present], g_top[self.present]] = True
+        miss = ~have & self.topic_judged[None, :]
+        if miss.any():
+            si, ti = np.nonzero(miss)
+            det.add("runs", "missing_topic", np.ones(len(si)), run_names[si], T[ti])
+        # ---- labels: (topic, canonical doc) looked up in the qrels; NaN = not judged ----
+        names = ranked["names"]
+        self.label = _lookup_labels(self.q_top, self.q_doc_names, self.q_lab, names, self.g_top, ranked["grp"],
+                                    ranked["dc"])
+        self.grp, self.doc = ranked["grp"], ranked["dc"]
+        self.doc_names = names
+        self.g_len, self.g_start = ranked["g_len"], ranked["g_start"]
+        self.n_groups = G
+        n = len(self.grp)
+        self.pos = (np.arange(n, dtype=np.int64) - np.repeat(self.g_start, self.g_len)).astype(np.int32)
+        self.nS, self.nT = nS, nT
+        self._views, self._tops = {}, {}
+
+    def _rank(self, sel, grp, score, rank, da, dm, G, gnames) -> dict:
+        """The rows ``sel`` (positions into the input, grouped; None = all) in trec_eval's order.
+
+        Doc ids are encoded (and mapped to canonical ids), each group is sorted by float32 score
+        descending then doc id descending, a doc repeated within a group keeps its best-ranked row,
+        and ties, repeats and rank-column disagreements are counted.
+        """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        det = _Details()
+        rows = {"grp": grp if sel is None else grp[sel],
+                "score": np.array(score if sel is None else score[sel], dtype=np.float64)}  # copies: moved in place
+        if rank is not None:
+            rows["rank"] = np.array(rank if sel is None else rank[sel], dtype=np.int32)
+        d, names = _dictionary_encode(da if sel is None else _take_arrow(da, sel))
+        rows["d"] = d
+        doc_map_used = False
+        if dm is not None:
+            mapping, per_topic = dm
+            if not per_topic:
+                new = np.array([mapping.get(x, x) for x in names], dtype=object)
+                if (new != names).any():
+                    codes, cnames = pd.factorize(new, sort=False)
+                    rows["dc"] = codes.astype(np.int32)[rows["d"]]
+                    names = np.asarray(cnames, dtype=object)
+                    doc_map_used = True
+            else:
+                pk = pd.MultiIndex.from_arrays([gnames[1][rows["grp"]], rows["d"]])
+                codes, uniq = pk.factorize()
+                ut = uniq.get_level_values(0).to_numpy(dtype=object)
+                ud = uniq.get_level_values(1).to_numpy()
+                new = np.array([mapping.get((t, names[x]), names[x]) for t, x in zip(ut, ud)], dtype=object)
+                if (new != names[ud]).any():
+                    c2, cnames = pd.factorize(np.concatenate([names, new]), sort=False)
+                    rows["dc"] = c2[len(names):].astype(np.int32)[codes]
+                    names = np.asarray(cnames, dtype=object)
+                    doc_map_used = True
+        if not doc_map_used:
+            rows["dc"] = rows.pop("d")
+
+        def bounds(g_len):
+            g_start = np.concatenate([[0], np.cumsum(g_len)[:-1]]).astype(np.int64)
+            cut = g_start[1:][g_len[1:] > 0] - 1  # pairs (i, i + 1) of rows in different groups
+            return g_len, g_start, cut[cut >= 0]
+
+        def within(pairs):  # a mask over adjacent pairs, with pairs across groups switched off
+            pairs[cut] = False
+            return pairs
+
+        g_len, g_start, cut = bounds(np.bincount(rows["grp"], minlength=G).astype(np.int64))
+        n_selected = g_len
+        n = len(rows["grp"])
+        # ---- trec_eval's order: float32 score descending, then doc id descending (byte order) ----
+        U = len(names)
+        drank = np.empty(U, dtype=np.int64)
+        drank[np.asarray(pc.sort_indices(pa.array(names, type=pa.large_string())))] = np.arange(U)
+        rows["combo"] = _trec_key(rows["score"], (U - 1) - drank[rows["dc"]])
+        del drank
+        if n > 1:
+            c = rows["combo"]
+            bad = within(c[1:] < c[:-1])
+            if bad.any():
+                moves = _sort_groups(c, g_start, g_len, np.unique(rows["grp"][1:][bad]))
+                for k in list(rows):
+                    if k != "grp":  # groups are contiguous: grp does not change
+                        x = rows[k]
+                        for dest, src in moves:
+                            x[dest] = x[src]
+                del moves
+            del bad, c
+        # ---- a doc repeated within a group: keep its first (best-ranked) row ----
+        dropped_groups = np.zeros(0, dtype=np.int64)
+        if n > 1:
+            dup_groups = _groups_with_repeats(rows["dc"], g_start, g_len)
+            if len(dup_groups):
+                at = np.flatnonzero(np.isin(rows["grp"], dup_groups))
+                sub = pd.DataFrame({"g": rows["grp"][at], "dc": rows["dc"][at],
+                                    "d": rows["d"][at] if "d" in rows else rows["dc"][at]})
+                later = sub.duplicated(["g", "dc"], keep="first").to_numpy()
+                n_drop = np.bincount(sub["g"].to_numpy()[later], minlength=G)
+                # repeats of the same original id; the rest were collapsed by the near-duplicate map
+                n_raw = sub.groupby("g").size() - sub.groupby("g")["d"].nunique()
+                raw = np.zeros(G, dtype=np.int64)
+                raw[n_raw.index.to_numpy()] = n_raw.to_numpy()
+                det.add("runs", "duplicate_doc", raw, *gnames)
+                det.add("runs", "duplicate_canonical", n_drop - raw, *gnames)
+                keep2 = np.ones(n, dtype=bool)
+                keep2[at[later]] = False
+                rows = {k: v[keep2] for k, v in rows.items()}
+                g_len, g_start, cut = bounds(np.bincount(rows["grp"], minlength=G).astype(np.int64))
+                n = len(rows["grp"])
+                dropped_groups = np.flatnonzero(n_drop)
+        # ---- ties and the rank column (reported; trec_eval's order is already applied) ----
+        if n > 1:
+            c = rows["combo"]
+            tie = within((c[1:] ^ c[:-1]) < np.uint64(1 << 32))  # equal float32 score parts
+            del c
+            if tie.any():
+                ti = np.flatnonzero(tie)
+                det.add("runs", "score_tie", np.bincount(rows["grp"][ti], minlength=G), *gnames)
+                sc = rows["score"]
+                f64 = ti[sc[ti] != sc[ti + 1]]
+                det.add("runs", "float32_tie", np.bincount(rows["grp"][f64], minlength=G), *gnames)
+            if "rank" in rows:
+                rk = rows["rank"]
+                rbad = within(rk[1:] <= rk[:-1])
+                if rbad.any():
+                    det.add("runs", "rank_order_differs",
+                            (np.bincount(rows["grp"][1:][rbad], minlength=G) > 0).astype(np.int64), *gnames)
+        return {"grp": rows["grp"], "dc": rows["dc"], "names": names, "g_len": g_len, "g_start": g_start,
+                "det": det, "dropped_groups": dropped_groups, "doc_map_used": doc_map_used,
+                "n_selected": n_selected}
+
+    # -- views of the ranking -------------------------------------------------------------
+    def view(self, gains=None, judged_only=False) -> _View:
+        """The ranking as trec_eval scores it: all rows, or only judged ones (condensed lists)."""
+        key = (gains, judged_only)
+        if key in self._views:
+            return self._views[key]
+        label = self.label if gains is None else _map_gains(self.label, gains)
+        if not judged_only:
+            v = _View(self.grp, self.pos, label, self.n_groups, self.g_len)
+        else:
+            keep = label >= 0  # NaN (not in the qrels) and negative labels are dropped, as trec_eval
+            grp = self.grp[keep]
+            g_len = np.bincount(grp, minlength=self.n_groups).astype(np.int64)
+            g_start = np.concatenate([[0], np.cumsum(g_len)[:-1]]).astype(np.int64)
+            pos = (np.arange(len(grp), dtype=np.int64) - np.repeat(g_start, g_len)).astype(np.int32)
+            v = _View(grp, pos, label[keep], self.n_groups, g_len)
+        self._views[key] = v
+        return v
+
+    def _top(self, v: _View, vkey, k):
+        """``(grp, pos, label)`` of the rows ranked above k (all rows for k None), cached."""
+        if k is None:
+            return v.grp, v.pos, v.label
+        key = (vkey, k)
+        if key not in self._tops:
+            i = np.flatnonzero(v.pos < k)
+            self._tops[key] = (v.grp[i], v.pos[i], v.label[i])
+        return self._tops[key]
+
+    def qrels_labels(self, gains=None):
+        return self.q_lab.astype(float) if gains is None else _map_gains(self.q_lab.astype(float), gains)
+
+    # -- the fast measures --------------------------------------------------------------------
+    def compute(self, spec) -> np.ndarray:
+        """Per-group values of a fast measure (see _fast_spec), with trec_eval's arithmetic.
+
+        Sums run in rank order (np.bincount adds its weights in input order, as trec_eval's loops do)
+        and the discounts come from C's log2, so the values equal pytrec_eval's bit for bit.
+        """
+        kind, k, arg, jo = spec
+        G, nT = self.n_groups, self.nT
+        gtop = self.g_top
+        if kind == "ndcg":
+            v = self.view(arg, jo)
+            grp, pos, lab = self._top(v, (arg, jo), k)
+            sel = np.flatnonzero(lab > 0)  # NaN > 0 is False; negative labels have no gain
+            logt = _log2_table(int(pos.max()) + 1 if len(pos) else 1)
+            dcg = np.bincount(grp[sel], weights=lab[sel] / logt[pos[sel]], minlength=G)
+            ql = self.qrels_labels(arg)
+            pos_q = ql > 0
+            t, g = self.q_top[pos_q], ql[pos_q]
+            o = np.lexsort((-g, t))  # each topic's positive gains, largest first: the ideal ranking
+            t, g = t[o], g[o]
+            cnt = np.bincount(t, minlength=nT)
+            j = np.arange(len(t)) - np.repeat(np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt)
+            if k is not None:
+                s2 = j < k
+                t, g, j = t[s2], g[s2], j[s2]
+            logt = _log2_table(int(j.max()) + 1 if len(j) else 1)
+            idcg = np.bincount(t, weights=g / logt[j], minlength=nT)[gtop]
+            out = np.zeros(G)
+            ok = idcg > 0
+            out[ok] = dcg[ok] / idcg[ok]
+            return out
+        if kind == "judged":
+            v = self.view(None, False)
+            grp, _, lab = self._top(v, (None, False), k)
+            c = np.bincount(grp[~np.isnan(lab)], minlength=G)
+            denom = v.g_len if k is None else np.minimum(v.g_len, k)
+            out = np.zeros(G)
+            ok = denom > 0
+            out[ok] = c[ok] / denom[ok]
+            return out
+        rel = arg
+        v = self.view(None, jo)
+        grp, pos, lab = self._top(v, (None, jo), k)
+        ri = np.flatnonzero(lab >= rel)  # NaN compares False; rel >= 0, so negative labels never count
+        num_rel = np.bincount(self.q_top[self.q_lab >= rel], minlength=nT)[gtop]
+        out = np.zeros(G)
+        if kind in ("p", "r", "success"):
+            c = np.bincount(grp[ri], minlength=G)
+            if kind == "p":
+                return c / k
+            if kind == "success":
+                return (c > 0).astype(float)
+            ok = num_rel > 0
+            out[ok] = c[ok] / num_rel[ok]
+            return out
+        if not len(ri):
+            return out
+        gr = grp[ri]
+        if kind == "rr":
+            first = np.concatenate([[True], gr[1:] != gr[:-1]])
+            out[gr[first]] = 1.0 / (pos[ri[first]].astype(np.int64) + 1).astype(float)
+            return out
+        if kind == "ap":
+            cnt = np.bincount(gr, minlength=G)
+            j = np.arange(len(ri)) - np.repeat(np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt)
+            prec = (j + 1).astype(float) / (pos[ri].astype(np.int64) + 1).astype(float)
+            s = np.bincount(gr, weights=prec, minlength=G)
+            ok = cnt > 0
+            out[ok] = s[ok] / num_rel[ok].astype(float)
+            return out
+        raise AssertionError(kind)  # pragma: no cover - _fast_spec returns only the kinds above
+
+    # -- the fallback -----------------------------------------------------------------------
+    def ir_measures_values(self, measures) -> dict:
+        """Per-group values of measures computed by ir-measures on the cleaned ranking."""
+        ir = _ir()
+        qrels = {}
+        for t, d, lab in zip(self.q_top.tolist(), self.q_doc_names.tolist(), self.q_lab.tolist()):
+            qrels.setdefault(self.topics[t], {})[d] = int(lab)
+        ev = ir.evaluator(list(measures), qrels)
+        out = {str(m): np.zeros(self.n_groups) for m in measures}
+        key_of = {str(m): str(m) for m in measures}
+        names = self.doc_names
+        top = max(int(self.g_len.max()) if self.n_groups else 0, 1)
+        sc = (top - self.pos).astype(float)  # strictly decreasing within a group: trec_eval's order
+        gidx = {}
+        for s in range(self.nS):
+            gs = np.flatnonzero((self.g_sys == s) & self.present)
+            run = {}
+            for g in gs:
+                a, b = self.g_start[g], self.g_start[g] + self.g_len[g]
+                run[self.topics[self.g_top[g]]] = dict(zip(names[self.doc[a:b]].tolist(), sc[a:b].tolist()))
+                gidx[(s, self.topics[self.g_top[g]])] = g
+            if not run:
+                continue
+            for metric in ev.iter_calc(run):
+                g = gidx.get((s, metric.query_id))
+                if g is not None:
+                    out[key_of[str(metric.measure)]][g] = float(metric.value)
+        return out
+
+
+def _map_gains(labels: np.ndarray, gains) -> np.ndarray:
+    """ir-measures' gains= mapping applied to labels (unmapped labels keep their value; NaN stays NaN)."""
+    out = labels.copy()
+    for a, b in gains:
+        out[labels == a] = b
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# public functions
+# --------------------------------------------------------------------------------------------
+
+def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False, duplicates_map=None,
+                  topics="intersection", reference_qrels=None, missing_topics: str = "zero",
+                  judged_at=(10, 100), backend: str = "auto") -> SystemScores:
+    """Score every run on every topic under one qrels set, as trec_eval (via ir-measures) would.
+
+    Parameters
+    ----------
+    qrels : DataFrame or path
+        ``query_id, doc_id, relevance`` (as :func:`metaeval.read_qrels` returns), or a qrels file.
+    runs : DataFrame, path, list of paths, directory, or dict
+        ``query_id, doc_id, score, run_id`` (as :func:`metaeval.read_runs` returns; without
+        ``run_id`` the frame is one run called ``"run"``), run file(s), a directory of runs, or a
+        dict run name → frame or path.
+    measures : str, ir_measures measure, or a sequence of them
+        ``"nDCG@10"`` (default), ``"AP"``, ``"P@10"``, ``"RR"``, ``"R@100"``, ``"Judged@10"``,
+        ``"AP(rel=2)"``, ``"nDCG(judged_only=True)@10"`` ... (any measure ir-measures knows; trec_eval
+        names such as ``"ndcg_cut_10"`` are accepted).
+    judged_only : bool
+        Condensed evaluation (Sakai 2007): unjudged documents are removed from each ranking before
+        scoring (``judged_only=True`` on every measure that has the parameter, i.e. trec_eval's
+        ``-J``). Judged@k is unaffected.
+    duplicates_map : DataFrame, dict or path, optional
+        Near-duplicates: ``doc_id → canonical_doc_id`` (a frame with those columns, optionally with
+        ``query_id`` for a per-topic map, or a dict). Applied to qrels and runs alike: in the qrels a
+        duplicate's judgment moves to its canonical doc (conflicting labels: the highest is kept,
+        and reported); in a ranking, only the best-ranked doc of each canonical group is kept, under
+        the canonical id.
+    topics : {"intersection", "own", "reference"} or sequence of str
+        The topic set the systems are scored on. ``"own"``: every topic these qrels judge.
+        ``"intersection"`` (default): the topics judged by both these qrels and ``reference_qrels``
+        (the same as ``"own"`` without a reference). ``"reference"``: the reference's judged topics
+        (those these qrels do not judge get NaN, and are reported). A list: exactly those topics.
+        Judged topics left out are reported.
+    reference_qrels : DataFrame or path, optional
+        The qrels the topic set is compared with (usually the human qrels, when these are a judge's).
+    missing_topics : {"zero", "nan"}
+        A topic of the set that a run does not retrieve scores 0 (``"zero"``: ``trec_eval -c`` and
+        ir-measures) or NaN (``"nan"``: plain trec_eval, whose mean leaves it out).
+    judged_at : sequence of int
+        Depths k of the Judged@k table in ``.judged``.
+    backend : {"auto", "fast", "ir_measures"}
+        ``"auto"``: the vectorized path for measures that have one (:func:`has_fast_path`),
+        ir-measures for the others. ``"fast"``: raise if a measure has no fast path.
+        ``"ir_measures"``: every measure by ir-measures (slow; for checking).
+
+    Returns
+    -------
+    SystemScores
+        ``.frame`` (``system, query_id, measure, value``), ``.matrix(measure)``, ``.means()``,
+        ``.judged``, ``.report``, ``.topics``, ``.judged_topics``.
+
+    Notes
+    -----
+    With trec_eval's ranking (see the module docstring: float32 scores descending, ties by doc id
+    descending), for a topic with qrels labels :math:`\\ell`, rank :math:`i = 1, 2, \\dots`, relevance
+    threshold :math:`r` (``rel``, default 1) and :math:`R = \\#\\{d: \\ell_d \\ge r\\}`:
+
+    * nDCG@k :math:`= \\sum_{i \\le k} g_i / \\log_2(i + 1) \\,/\\, \\sum_{i \\le k} g^*_i / \\log_2(i + 1)`,
+      gain :math:`g` = the label (or ``gains=``; negative and unjudged = 0), :math:`g^*` the
+      topic's positive labels sorted descending (all judged documents, retrieved or not); 0 when
+      the ideal is 0.
+    * P@k :math:`= \\#\\{i \\le k: \\ell_i \\ge r\\} / k` (always divided by k);
+      R@k :math:`= \\#\\{i \\le k: \\ell_i \\ge r\\} / R`; Success@k = 1 if any.
+    * RR :math:`= 1 / \\min\\{i: \\ell_i \\ge r\\}` (0 if none).
+    * AP(@k) :math:`= \\frac{1}{R} \\sum_{i (\\le k): \\ell_i \\ge r} \\#\\{j \\le i: \\ell_j \\ge r\\} / i`.
+    * Judged@k (ir-measures): the share of the top :math:`\\min(k, n)` that has a qrels entry.
+
+    The fast path performs trec_eval's floating-point operations in trec_eval's order (sums in rank
+    order, ``log2`` from the C library), so its values equal pytrec_eval's bit for bit; the tests
+    check this against ``ir_measures.iter_calc`` on the bundled ``trec_dl_like`` runs and on random
+    qrels/runs with ties, NaN scores, repeated ids, unjudged documents and negative labels, and
+    against NIST's official nDCG@10 and nDCG@100 for the 159 TREC DL 2019–2021 passage runs.
+    ir-measures' own Judged breaks score ties by doc id *ascending*; here Judged@k is computed on
+    trec_eval's ranking, so that it describes the same top k as the other measures.
+
+    Examples
+    --------
+    >>> from metaeval import datasets
+    >>> d = datasets.load("trec_dl_like")
+    >>> s = system_scores(d.qrels_human, d.runs, ["nDCG@10", "AP(rel=2)"])
+    >>> s.matrix("nDCG@10").shape
+    (30, 40)
+    >>> round(float(s.means("nDCG@10")["run_01"]), 4) == round(float(s.matrix("nDCG@10").loc["run_01"].mean()), 4)
+    True
+    """
+    if backend not in ("auto", "fast", "ir_measures"):
+        raise InputError(f"backend={backend!r}", source="backend", expected="'auto', 'fast' or 'ir_measures'")
+    if missing_topics not in ("zero", "nan"):
+        raise InputError(f"missing_topics={missing_topics!r}", source="missing_topics", expected="'zero' or 'nan'")
+    asked = parse_measures(measures)
+    evaluated = [_with_judged_only(m) if judged_only else m for m in asked]
+    aliases = {str(a): str(e) for a, e in zip(asked, evaluated) if str(a) != str(e)}
+    if isinstance(judged_at, (int, np.integer)):
+        judged_at = (int(judged_at),)
+    judged_at = tuple(int(k) for k in judged_at)
+    if any(k <= 0 for k in judged_at):
+        raise InputError(f"judged_at={judged_at}", source="judged_at", expected="positive depths, e.g. (10, 100)")
+    specs = {str(m): _fast_spec(m) for m in evaluated}
+    if backend == "fast":
+        slow = [m for m, s in specs.items() if s is None]
+        if slow:
+            raise InputError(f"no fast path for {', '.join(slow)}", source="measures",
+                             fix="use backend='auto' (ir-measures computes those) or drop them")
+    # the deepest rank any requested value looks at (None: the whole ranking)
+    depth = None
+    if backend != "ir_measures" and all(s is not None for s in specs.values()):
+        ks = [s[1] for s in specs.values()] + list(judged_at)
+        if all(k is not None for k in ks) and not any(s[3] for s in specs.values()):
+            depth = max(ks)
+    prep = _Prepared(qrels, runs, duplicates_map=duplicates_map, topics=topics, reference_qrels=reference_qrels,
+                     depth=depth)
+    values, backends = {}, {}
+    slow = [m for m in evaluated if backend == "ir_measures" or specs[str(m)] is None]
+    for m in evaluated:
+        if m not in slow:
+            values[str(m)] = prep.compute(specs[str(m)])
+            backends[str(m)] = "fast"
+    if slow:
+        values.update(prep.ir_measures_values(slow))
+        backends.update({str(m): "ir_measures" for m in slow})
+    fill_missing = missing_topics == "zero"
+    pr = prep.present
+    matrices = {}
+    for m in evaluated:
+        name = str(m)
+        M = np.full((prep.nS, prep.nT), np.nan)
+        M[:, prep.topic_judged] = float(getattr(m, "DEFAULT", 0.0)) if fill_missing else np.nan
+        M[prep.g_sys[pr], prep.g_top[pr]] = values[name][pr]
+        matrices[name] = M
+    # Judged@k table
+    jcols = {}
+    for k in judged_at:
+        M = np.full((prep.nS, prep.nT), np.nan)
+        M[:, prep.topic_judged] = 0.0 if fill_missing else np.nan
+        M[prep.g_sys[pr], prep.g_top[pr]] = prep.compute(("judged", k, None, False))[pr]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            jcols[f"Judged@{k}"] = np.nanmean(M, axis=1) if prep.nT else np.full(prep.nS, np.nan)
+    judged = pd.DataFrame(jcols, index=pd.Index(prep.systems, name="system", dtype="str"))
+    settings = {"judged_only": judged_only, "topics": prep.topic_policy, "missing_topics": missing_topics,
+                "duplicates_map": prep.dup_map is not None, "backend": backend, "depth": depth}
+    report = ScoreReport(prep.det.frame(), prep.nS, prep.nT, prep.topics, prep.judged_topics, settings)
+    return SystemScores(matrices, prep.systems, prep.topics, judged_topics=prep.judged_topics, judged=judged,
+                        report=report, backends=backends, aliases=aliases)
+
+
+def scores_from_table(table, *, measures=None, qrels_source=None, topics=None, systems=None) -> SystemScores:
+    """A :class:`SystemScores` from precomputed per-query scores (no qrels or runs needed).
+
+    Parameters
+    ----------
+    table : DataFrame or path
+        ``system, query_id, measure, value`` rows as :func:`metaeval.read_score_table` returns
+        (``trec_eval -q`` output, CSV/TSV tables with the usual aliases ``run_id``, ``qid``,
+        ``metric``); a path is read with it. trec_eval measure names are renamed to ir-measures'
+        (``ndcg_cut_10`` → ``nDCG@10``, ``map`` → ``AP``, ``P_10`` → ``P@10``, ``recip_rank`` → ``RR``);
+        the original names still work in :meth:`SystemScores.matrix`.
+    measures : str or sequence, optional
+        Keep only these measures (default: all in the table).
+    qrels_source : str or sequence of str, optional
+        When the table has a ``qrels_source`` column (as SynDL's per-query results do), the source(s)
+        to keep. Required when the column holds several sources, since their rows would collide.
+    topics, systems : sequence of str, optional
+        Keep only these topics / systems.
+
+    Returns
+    -------
+    SystemScores
+        Topics are every topic with a value (for any system); a (system, topic) without a value is
+        NaN in the matrices and counted in the report (``missing_cell``). ``.judged`` holds Judged@k
+        means when the table has Judged measures.
+    """
+    from . import io as mio
+
+    det = _Details()
+    if isinstance(table, pd.DataFrame) and {"system", "query_id", "measure", "value"} <= set(table.columns) \
+            and pd.api.types.is_string_dtype(table["system"].dtype) and table["value"].dtype.kind == "f":
+        df = table
+        n_all = int(table.attrs.get("dropped_all_rows", 0) or 0)
+        if (df["query_id"].astype("str") == "all").any():
+            n_all += int((df["query_id"].astype("str") == "all").sum())
+            df = df.loc[df["query_id"].astype("str") != "all"]
+    else:
+        df = mio.read_score_table(table)
+        n_all = int(df.attrs.get("dropped_all_rows", 0) or 0)
+    det.add("table", "all_rows", n_all)
+    if "qrels_source" in df.columns:
+        srcs = sorted(pd.unique(df["qrels_source"].astype("str")))
+        if qrels_source is None:
+            if len(srcs) > 1:
+                raise InputError(f"the table holds scores under {len(srcs)} qrels sources ({', '.join(srcs)})",
+                                 source="table", expected="one qrels source per SystemScores",
+                                 fix=f"pass qrels_source=, e.g. qrels_source={srcs[0]!r}")
+        else:
+            want = [qrels_source] if isinstance(qrels_source, str) else [str(s) for s in qrels_source]
+            absent = [s for s in want if s not in srcs]
+            if absent:
+                raise InputError(f"qrels_source {', '.join(absent)} is not in the table", source="table",
+                                 expected=f"one of {', '.join(srcs)}")
+            keep = df["qrels_source"].astype("str").isin(want)
+            det.add("table", "filtered_rows", int((~keep).sum()))
+            df = df.loc[keep]
+    elif qrels_source is not None:
+        raise InputError("qrels_source= given, but the table has no qrels_source column", source="table",
+                         fix="drop qrels_source=, or filter the table yourself")
+    df = df[["system", "query_id", "measure", "value"] + [c for c in df.columns
+                                                          if c not in ("system", "query_id", "measure", "value")]]
+    # measure names: ir-measures spelling
+    raw_names = pd.unique(df["measure"].astype("str"))
+    canon = {m: _canonical_name(m) for m in raw_names}
+    df = df.assign(measure=df["measure"].astype("str").map(canon), system=df["system"].astype("str"),
+                   query_id=df["query_id"].astype("str"), value=df["value"].astype(float))
+    aliases = {m: c for m, c in canon.items() if m != c}
+    if measures is not None:
+        want = [str(m) for m in parse_measures(measures)]
+        have = set(df["measure"])
+        absent = [m for m in want if m not in have]
+        if absent:
+            raise InputError(f"measure(s) {', '.join(absent)} are not in the table", source="table",
+                             expected=f"one of {', '.join(sorted(have))}")
+        df = df.loc[df["measure"].isin(want)]
+        order = want
+    else:
+        order = list(dict.fromkeys(canon[m] for m in raw_names))
+    if systems is not None:
+        df = df.loc[df["system"].isin({str(s) for s in ([systems] if isinstance(systems, str) else systems)})]
+    if topics is not None:
+        df = df.loc[df["query_id"].isin({str(t) for t in ([topics] if isinstance(topics, str) else topics)})]
+    if not len(df):
+        raise InputError("no scores left", source="table", fix="check the measures=, topics=, systems= filters")
+    key = ["system", "query_id", "measure"]
+    dup = df.duplicated(key, keep=False)
+    if dup.any():
+        nuniq = df.loc[dup].groupby(key)["value"].nunique(dropna=False)
+        if (nuniq > 1).any():
+            ex = nuniq[nuniq > 1].index[0]
+            other = [c for c in df.columns if c not in key + ["value"]]
+            raise InputError(f"{int((nuniq > 1).sum())} (system, query_id, measure) have several different values",
+                             source="table", text=" ".join(ex),
+                             expected="one value per system, topic and measure",
+                             fix=("filter the table on " + ", ".join(other)) if other
+                             else "remove the repeated rows")
+        first = df.duplicated(key, keep="first")
+        c = df.loc[first].groupby("system").size()
+        det.add("table", "duplicate_row", c.to_numpy(), system=c.index.to_numpy(dtype=object))
+        df = df.loc[~first]
+    nanv = df["value"].isna()
+    if nanv.any():
+        c = df.loc[nanv].groupby(["system", "query_id"]).size()
+        det.add("table", "nan_value", c.to_numpy(), system=c.index.get_level_values(0).to_numpy(dtype=object),
+                query_id=c.index.get_level_values(1).to_numpy(dtype=object))
+    sys_names = sorted(pd.unique(df["system"]))
+    top_names = sorted(pd.unique(df["query_id"]))
+    si = pd.Index(sys_names).get_indexer(df["system"])
+    ti = pd.Index(top_names).get_indexer(df["query_id"])
+    matrices = {}
+    mcol = df["measure"].to_numpy(dtype=object)
+    vals = df["value"].to_numpy(dtype=float)
+    for m in order:
+        sel = mcol == m
+        M = np.full((len(sys_names), len(top_names)), np.nan)
+        M[si[sel], ti[sel]] = vals[sel]
+        have = np.zeros(M.shape, dtype=bool)
+        have[si[sel], ti[sel]] = True
+        if (~have).any():
+            a, b = np.nonzero(~have)
+            det.add("table", "missing_cell", np.ones(len(a)), system=np.asarray(sys_names, dtype=object)[a],
+                    query_id=np.asarray(top_names, dtype=object)[b])
+        matrices[m] = M
+    jcols = {}
+    for m in order:
+        if m.startswith("Judged"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                jcols[m] = np.nanmean(matrices[m], axis=1)
+    judged = pd.DataFrame(jcols, index=pd.Index(sys_names, name="system", dtype="str"))
+    report = ScoreReport(det.frame(), len(sys_names), len(top_names), tuple(top_names), tuple(top_names),
+                         {"qrels_source": qrels_source, "source": str(df.attrs.get("source", "<DataFrame>"))})
+    return SystemScores(matrices, sys_names, top_names, judged_topics=top_names, judged=judged, report=report,
+                        backends={m: "table" for m in order}, aliases=aliases)
