@@ -79,7 +79,30 @@ def main() -> int:
         print(f"\n{(on['match'] == 'yes').sum()} of {len(on)} models on the AE2 leaderboard reproduce its win rate, "
               f"wins, losses and draws; LC win rate within a median {gap.median():.2f} points of the published one "
               f"(max {gap.max():.2f}, {gap.idxmax()}).")
+    _write(f, lc, Path(os.environ.get("METAEVAL_ANALYSES_OUT", "analyses-out")) / "alpaca_eval")
     return 0
+
+
+def _write(f, lc, out):
+    """The table (CSV and LaTeX) and a figure of the raw and length-controlled win rates, beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from metaeval import figures as fg
+    from metaeval.report import Report
+
+    soft = f[f.tie_rule == "soft"].assign(tie_rule="raw (soft preference)")
+    lcf = lc.reset_index().assign(tie_rule="length-controlled")
+    both = pd.concat([soft, lcf], ignore_index=True)[["model", "tie_rule", "estimate", "ci_low", "ci_high"]]
+    rep = Report("AlpacaEval 2.0: win rates against gpt4_1106_preview")
+    rep.table("alpaca_eval_win_rates", both, "Win rate (soft preference) and length-controlled win rate, 95% intervals")
+    order = soft.sort_values("estimate")["model"].tolist()
+    fig, ax = fg.subplots(figsize=(7.5, 9))
+    fg.plot_win_rates(both, tie_rule="tie_rule", rules=["raw (soft preference)", "length-controlled"], order=order,
+                      ax=ax)
+    rep.figure("alpaca_eval_win_rates", fig, "Raw and length-controlled win rates per model")
+    rep.write(out)
+    print(f"table and figure written to {out}/")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ The TREC run files are for validation: this prints summary tables only.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -98,6 +99,33 @@ def pool_bias_table(data: Path, year: str, *, llm: str = "umbrela-zeroshot-gpt-4
     return pool_bias(human, judge, runs, groups, depth=depth)
 
 
+def _write(t: pd.DataFrame, out: Path) -> None:
+    """The table (CSV, LaTeX) and forest plots of tau-b and binarized kappa with intervals, beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from metaeval import figures as fg
+    from metaeval.report import Report
+
+    rep = Report("UMBRELA-style meta-evaluation of LLM relevance labels")
+    rep.table("umbrela", t, "Kappa, per-class accuracy and rank correlations per year and LLM qrels")
+    label = t["year"] + " " + t["qrels"]
+    rows = []
+    for stat, lo, hi in (("kendall_b", "kendall_b_low", "kendall_b_high"),
+                         ("cohen_kappa", "kappa_bin_low", "kappa_bin_high")):
+        est = t["kendall_b"] if stat == "kendall_b" else t["kappa_bin"]
+        if lo in t:
+            rows.append(pd.DataFrame({"run": label, "statistic": stat, "estimate": est, "ci_low": t[lo],
+                                      "ci_high": t[hi]}))
+    forest = pd.concat(rows, ignore_index=True)
+    fig, ax = fg.subplots(figsize=(7.5, 1.5 + 0.45 * len(t)))
+    fg.plot_forest(forest, group="run", ax=ax)
+    rep.figure("umbrela_forest", fig, "Kendall tau-b of the nDCG@10 rankings (debiased topic-bootstrap interval) "
+                                      "and binarized kappa (topic-cluster interval)")
+    rep.write(out)
+    print(f"table and figure written to {out}/")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -118,6 +146,7 @@ def main(argv=None) -> int:
         print(t[cols].round(4).to_string(index=False))
     if args.out:
         me.write_table(t, args.out)
+    _write(t, Path(os.environ.get("METAEVAL_ANALYSES_OUT", "analyses-out")) / "umbrela")
     if real and args.pool_bias:
         for year in args.years:
             pb = pool_bias_table(data, year)

@@ -97,3 +97,25 @@ def report_renders_in_a_real_browser_test(small_report, tmp_path):
     keep = Path(os.environ.get("METAEVAL_ARTIFACTS", Path(__file__).resolve().parents[1] / "build"))
     keep.mkdir(parents=True, exist_ok=True)
     shutil.copy(shot, keep / "report-screenshot.png")  # kept for people to look at
+
+
+def progress_bar_only_on_a_terminal_test(monkeypatch):
+    import io as _io
+
+    from metaeval.report import progress
+
+    class Tty(_io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    tty = Tty()
+    assert list(progress(range(3), desc="x", stream=tty)) == [0, 1, 2]
+    assert "3/3" in tty.getvalue() and "#" in tty.getvalue()
+    piped = _io.StringIO()
+    assert list(progress(range(3), desc="x", stream=piped)) == [0, 1, 2]
+    assert piped.getvalue() == ""          # quiet when piped
+    monkeypatch.setenv("CI", "true")
+    tty2 = Tty()
+    list(progress(range(3), stream=tty2))
+    assert tty2.getvalue() == ""           # quiet in CI
