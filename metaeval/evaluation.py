@@ -1602,13 +1602,14 @@ def _safe_batches(measures) -> list:
     """The measures split into batches that ir-measures evaluates correctly together.
 
     ir-measures 0.4.3 (pytrec_eval provider) files an nDCG without ``gains=`` under whichever
-    pytrec_eval call it created first, and keys its results by trec_eval name only: with
-    ``nDCG@10`` and ``nDCG(gains=...)@10`` in one call, one of them gets the other's value (or 0),
-    depending on the hash seed of the process. Every nDCG therefore gets an evaluator of its own.
+    pytrec_eval call it created first (gains included), and keys its results by trec_eval name only:
+    with ``nDCG@10`` and ``nDCG(gains=...)@10`` in one call, one of them gets the other's value (or
+    0), depending on the hash seed of the process. Every nDCG with ``gains=`` therefore gets an
+    evaluator of its own.
     """
-    ndcg = [[m] for m in measures if m.NAME == "nDCG"]
-    rest = [m for m in measures if m.NAME != "nDCG"]
-    return ndcg + ([rest] if rest else [])
+    gains = [[m] for m in measures if m.NAME == "nDCG" and m.params.get("gains") is not None]
+    rest = [m for m in measures if not (m.NAME == "nDCG" and m.params.get("gains") is not None)]
+    return gains + ([rest] if rest else [])
 
 
 def _map_gains(labels: np.ndarray, gains) -> np.ndarray:

@@ -34,8 +34,8 @@ FAST = ["nDCG@10", "nDCG@5", "nDCG", "P@10", "P(rel=2)@5", "RR", "RR(rel=2)", "A
 
 
 def _iter_calc(measures, qrels, run):
-    """ir_measures.iter_calc, one nDCG at a time: ir-measures 0.4.3 mixes up nDCG@k and
-    nDCG(gains=...)@k evaluated in one call (which one is wrong depends on the hash seed;
+    """ir_measures.iter_calc, with each nDCG(gains=...) on its own: ir-measures 0.4.3 mixes up nDCG@k
+    and nDCG(gains=...)@k evaluated in one call (which one is wrong depends on the hash seed;
     metaeval.evaluation._safe_batches documents it)."""
     from metaeval.evaluation import _safe_batches
 
@@ -228,13 +228,14 @@ SCORES = [1.0, 1.0 + 1e-9, 2.0, 0.0, -0.0, -1.5, 3.25, 1e300, -1e300, 7.0, 7.0, 
 
 
 @st.composite
-def _data(draw):
+def _data(draw, few_scores=True):
     qrows = draw(st.lists(st.tuples(st.sampled_from(TOPICS[:3]), st.sampled_from(DOCS),
                                     st.sampled_from([-1, 0, 0, 1, 2, 3])), min_size=1, max_size=30))
     runs = []
     for r in range(draw(st.integers(1, 3))):
-        # few distinct scores per run, so that ties are common
-        scores = draw(st.lists(st.sampled_from(SCORES), min_size=1, max_size=5))
+        # few distinct scores per run, so that ties are common (or many, so that rankings are deep)
+        pool = SCORES if few_scores else SCORES + [round(0.37 * i, 2) for i in range(-20, 20)]
+        scores = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=5 if few_scores else 40))
         rows = draw(st.lists(st.tuples(st.sampled_from(TOPICS), st.sampled_from(DOCS), st.sampled_from(scores)),
                              min_size=1, max_size=40))
         runs += [(q, d, s, f"run{r}") for q, d, s in rows]
@@ -277,6 +278,30 @@ def random_data_equals_pytrec_eval_and_brute_force_test(data, missing):
                 ref = _pytrec(m, ranking, qd[t]) if max(qd[t].values()) >= 0 else None
                 if ref is not None:
                     assert got == ref, (m, rid, t)  # bit for bit
+
+
+CUTOFF_ONLY = ["nDCG@3", "P@2", "R(rel=2)@3", "Success@1", "AP@3", "Judged@2"]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=_data(few_scores=False))
+def random_data_with_a_depth_cut_equals_brute_force_test(data):
+    """Cutoff measures only: rows below rank 3 are never ranked (ties at the cut, repeated ids above
+    it and NaN scores in play); the values still equal the brute force on the whole ranking."""
+    qrows, rrows = data
+    runs = pd.DataFrame(rrows, columns=["query_id", "doc_id", "score", "run_id"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MetaevalWarning)
+        s = system_scores(_qrels(qrows), runs, CUTOFF_ONLY, judged_at=(2,))
+    assert s.report.settings["depth"] == 3
+    qd = _clean_qrels(qrows)
+    for rid, g in runs.groupby("run_id"):
+        for t in s.topics:
+            ranking = _trec_order(zip(g.loc[g["query_id"] == t, "doc_id"], g.loc[g["query_id"] == t, "score"]))
+            for m in CUTOFF_ONLY:
+                want = _brute(m, ranking, qd[t]) if ranking else 0.0
+                assert s.matrix(m).loc[rid, t] == pytest.approx(want, abs=1e-12), (m, rid, t)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,
