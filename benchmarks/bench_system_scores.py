@@ -1,11 +1,16 @@
 """Benchmark: per-topic system scores, ``metaeval.evaluation.system_scores`` vs ``ir_measures.iter_calc``.
 
 Run as ``python benchmarks/bench_system_scores.py [--runs 60] [--topics 200] [--depth 1000] [--seed 0]
-[--skip-real]``. It takes about 3-5 minutes, almost all of it in ir-measures.
+[--skip-real]``. It takes about 2 minutes (most of it in ir-measures, timed once per measure set).
+
+Result on this project's machine (2 shared cores; numpy 2.4.6, pandas 3.1.1, ir-measures 0.4.3),
+wall clock, median of 5: nDCG@10 0.61 s vs 37.1 s for iter_calc (61x); nDCG@10, nDCG@100, P@10, AP,
+RR, R@100 1.47 s vs 36.9 s (25x); all 72,000 values bit-identical. The 159 official TREC DL runs
+under 18 qrels sets: 0.8 s to read, 1.6 s to score.
 
 Data (synthetic, seeded with ``numpy.random.default_rng(seed)``): 200 topics with 7-digit numeric
 ids; per topic a candidate pool of 1,500 docs (7-digit ids, distinct across topics), of which 30% are
-judged with grades 0-3 (P = 0.60/0.20/0.12/0.08): 89,870 qrels rows at the default seed. Each of the 60
+judged with grades 0-3 (P = 0.60/0.20/0.12/0.08): 89,871 qrels rows at the default seed. Each of the 60
 runs ranks 1,000 docs per topic by ``quality * grade + N(0, 1)`` (quality ~ U(0.1, 1.2)), scores
 rounded to 3 decimals (so ties are common: about 2 million tied neighbours in all), ranks 1..1000:
 12,000,000 run rows in one DataFrame as ``metaeval.read_runs`` returns it (pandas' Arrow-backed
