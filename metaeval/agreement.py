@@ -499,17 +499,10 @@ def confusion_matrix(x=None, y=None, *, table=None, scale=None, normalize=None) 
     ``normalize``: None (counts), ``"row"`` (each reference level sums to 1: per-class recall on the
     diagonal), ``"column"`` (precision on the diagonal) or ``"all"``.
     """
+    from .tables import normalize_counts
+
     td = prepare_table(x, y, table=table, scale=scale)
-    t = td.table.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if normalize in ("row", "true"):
-            t = t / t.sum(axis=1, keepdims=True)
-        elif normalize in ("column", "col", "pred"):
-            t = t / t.sum(axis=0, keepdims=True)
-        elif normalize == "all":
-            t = t / t.sum()
-        elif normalize is not None:
-            raise ValueError(f"normalize must be None, 'row', 'column' or 'all', got {normalize!r}")
+    t = normalize_counts(td.table, normalize)
     labels = td.scale.labels
     out = pd.DataFrame(t if normalize else td.table, index=pd.Index(labels, name="reference"),
                        columns=pd.Index(labels, name="candidate"))
@@ -630,9 +623,6 @@ class PrevalenceResult(ResultSet):
     """kappa_at_prevalence's result: estimates at the target prevalence(s) plus the curve."""
 
     curve: pd.DataFrame
-
-    def to_frame(self) -> pd.DataFrame:
-        return super().to_frame()
 
 
 def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None, cluster=None, strata=None,

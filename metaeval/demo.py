@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["run_demo", "DEMO_STUDY"]
+__all__ = ["run_demo"]
 
 
 def _study_path() -> Path:
     from . import datasets
 
     return datasets.path("trec_dl_like").parent / "demo_study.toml"
-
-
-DEMO_STUDY = "demo_study.toml"
 
 
 def _row(rep, table, **match):

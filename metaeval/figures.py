@@ -422,17 +422,9 @@ def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xl
 
     t, rl, cl, names = _confusion_input(data, labels)
     k = t.shape[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if normalize in ("row", "true"):
-            v = t / t.sum(axis=1, keepdims=True)
-        elif normalize in ("column", "col", "pred"):
-            v = t / t.sum(axis=0, keepdims=True)
-        elif normalize == "all":
-            v = t / t.sum()
-        elif normalize is None:
-            v = t
-        else:
-            raise InputError(f"normalize must be None, 'row', 'column' or 'all', got {normalize!r}")
+    from .tables import normalize_counts
+
+    v = normalize_counts(t, normalize)
     ax = _get_ax(ax, (0.55 * k + 1.6, 0.5 * k + 1.4))
     cmap = mpl.colormaps[cmap or HEATMAP_CMAP]
     vmax = 1.0 if normalize else (np.nanmax(v) if np.nanmax(v) > 0 else 1.0)

@@ -13,7 +13,7 @@ system means. A correlation of noisy means is biased toward 0 (noise breaks conc
 bootstrap replicate adds the same noise again, so the bootstrap distribution sits below the
 estimate (bootstrap bias about −0.03 on TREC DL). Every result reports that bias. The default
 interval is chosen by a coverage simulation kept in the tests (tests/test_ranking_coverage.py),
-whose measured coverage is printed in :data:`COVERAGE_NOTE`.
+whose measured coverage is printed there and in the README.
 """
 
 from __future__ import annotations
@@ -29,14 +29,11 @@ from .resample import Units, bootstrap, debiased_bootstrap, make_rng
 from .results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement", "pool_bias",
-           "RANK_METHODS", "COVERAGE_NOTE"]
+           "RANK_METHODS"]
 
 #: Method names of :func:`rank_correlation`.
 RANK_METHODS = ("kendall_b", "kendall_a", "spearman", "pearson", "tau_ap", "tau_ap_b", "rbo", "top_k_overlap",
                 "max_rank_change", "discordant_pairs", "discordant_fraction")
-
-COVERAGE_NOTE = ("see tests/test_ranking_coverage.py; measured coverage of nominal 95% topic-bootstrap intervals "
-                 "is printed there and in the README")
 
 
 # --------------------------------------------------------------------------------------------
@@ -375,8 +372,7 @@ def rank_correlation(reference, candidate, *, measure=None, methods=("kendall_b"
                                      confidence_level=confidence_level, rng=rng, chunk=chunk)
             lo_b = np.array([_BOUNDS[m][0] for m in methods])
             hi_b = np.array([_BOUNDS[m][1] for m in methods])
-            for key in ("debiased",):
-                res.extra[key] = np.clip(res.extra[key], lo_b, hi_b)
+            res.extra["debiased"] = np.clip(res.extra["debiased"], lo_b, hi_b)
             res.low = np.clip(res.low, lo_b, hi_b)
             res.high = np.clip(res.high, lo_b, hi_b)
         else:

@@ -88,10 +88,6 @@ class Estimate:
         """The interval method (``bca``, ``percentile``, ``basic`` or ``analytic``)."""
         return self.ci.method
 
-    @property
-    def statistic_value(self) -> float:
-        return self.estimate
-
     def __float__(self) -> float:
         return float(self.estimate)
 

@@ -7,7 +7,7 @@ import numpy as np
 from ._errors import InputError
 from .scale import Scale
 
-__all__ = ["contingency"]
+__all__ = ["contingency", "normalize_counts"]
 
 
 def contingency(reference, candidate, scale: Scale | None = None, *, cluster=None):
@@ -52,3 +52,19 @@ def contingency(reference, candidate, scale: Scale | None = None, *, cluster=Non
     n_cl = int(cid.max()) + 1 if len(cid) else 0
     flat = np.bincount(cid * (k * k) + cell, minlength=n_cl * k * k)
     return flat.reshape(n_cl, k, k).astype(np.int64)
+
+
+def normalize_counts(table, normalize=None) -> np.ndarray:
+    """A K×K table of counts as floats: ``None`` (counts), ``"row"`` (each reference level sums to 1:
+    recall on the diagonal), ``"column"`` (precision on the diagonal) or ``"all"`` (sums to 1)."""
+    t = np.asarray(table, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if normalize is None:
+            return t
+        if normalize in ("row", "true"):
+            return t / t.sum(axis=1, keepdims=True)
+        if normalize in ("column", "col", "pred"):
+            return t / t.sum(axis=0, keepdims=True)
+        if normalize == "all":
+            return t / t.sum()
+    raise InputError(f"normalize must be None, 'row', 'column' or 'all', got {normalize!r}")
