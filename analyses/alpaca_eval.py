@@ -7,7 +7,7 @@ draws, the discrete win rate ((wins + draws/2)/n), and a length-controlled win r
 AlpacaEval's GLM (Dubois et al. 2024), next to the published leaderboard columns. The published
 win rates, wins, losses and draws are reproduced exactly; the length-controlled ones are
 approximated (the instruction difficulties and gamed-baseline annotations of AlpacaEval's GLM are
-not released; see metaeval.pairwise.length_controlled_win_rate).
+not released; see metaeval.pairwise.battles.length_controlled_win_rate).
 
 Run: ``python analyses/alpaca_eval.py`` (about 10 seconds). The data folder is found at
 ``$METAEVAL_SHARED_DATA/alpaca_eval`` or ``<repo>/../shared/data/alpaca_eval``; without it the script
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from metaeval.pairwise import length_controlled_win_rate, win_rates
+from metaeval.pairwise.battles import length_controlled_win_rate, win_rates
 
 SEED = 20240410
 BASELINE = "gpt4_1106_preview"
@@ -89,7 +89,7 @@ def _write(f, lc, out):
 
     matplotlib.use("Agg")
     from metaeval import figures as fg
-    from metaeval.report import Report
+    from metaeval.output.report import Report
 
     soft = f[f.tie_rule == "soft"].assign(tie_rule="raw (soft preference)")
     lcf = lc.reset_index().assign(tie_rule="length-controlled")

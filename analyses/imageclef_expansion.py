@@ -29,8 +29,8 @@ import pandas as pd
 
 import metaeval
 from metaeval import datasets
-from metaeval.design import design_validation_sample, estimate_from_validation, sample_size
-from metaeval.sensitivity import few_shot_scenarios, refusal_scenarios, sensitivity
+from metaeval.checks.design import design_validation_sample, estimate_from_validation, sample_size
+from metaeval.checks.sensitivity import few_shot_scenarios, refusal_scenarios, sensitivity
 
 
 def _ci(e) -> str:

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
 
     matplotlib.use("Agg")
     from metaeval import figures as fg
-    from metaeval.report import Report
+    from metaeval.output.report import Report
 
     rep = Report("LLMJudge: 33 judges against the TREC DL 2023 human labels")
     rep.table("llmjudge_kappa_alpha", t, "Cohen's kappa and ordinal alpha, query-cluster bootstrap 95% intervals")

@@ -18,8 +18,15 @@ import warnings
 import pandas as pd
 
 from metaeval import MetaevalWarning, datasets
-from metaeval.pairwise import (bradley_terry, length_controlled_win_rate, pairwise_agreement, position_bias,
-                               ranking_correlation, seen_unseen_agreement, win_rates)
+from metaeval.pairwise.battles import (
+    bradley_terry,
+    length_controlled_win_rate,
+    pairwise_agreement,
+    position_bias,
+    ranking_correlation,
+    seen_unseen_agreement,
+    win_rates,
+)
 
 SEED = 20240614
 B = 2000

@@ -30,11 +30,11 @@ import argparse
 
 import numpy as np
 import pandas as pd
+from metaeval.data_samples.make_samples import SEEDS, make_rubric_like
 
 import metaeval
-from metaeval.bias import length_bias, self_enhancement
-from metaeval.correlation import mean_of_samples
-from metaeval.data_samples.make_samples import SEEDS, make_rubric_like
+from metaeval.agreement.correlation import mean_of_samples
+from metaeval.checks.bias import length_bias, self_enhancement
 
 OWN = "gpt-4v"
 

@@ -88,7 +88,7 @@ def umbrela_table(data: Path | None, *, years=("dl19", "dl20", "dl21"), n_resamp
 
 def pool_bias_table(data: Path, year: str, *, llm: str = "umbrela-zeroshot-gpt-4o", depth: int = 10) -> pd.DataFrame:
     """Leave-one-participant-out pool bias of nDCG@10 under the human qrels and judge-filled qrels."""
-    from metaeval.ranking import pool_bias
+    from metaeval.systems.ranking import pool_bias
 
     base = data / "trec_dl_passage"
     human = me.read_qrels(base / "qrels" / "human" / f"qrels.{year}-passage.txt")
@@ -105,7 +105,7 @@ def _write(t: pd.DataFrame, out: Path) -> None:
 
     matplotlib.use("Agg")
     from metaeval import figures as fg
-    from metaeval.report import Report
+    from metaeval.output.report import Report
 
     rep = Report("UMBRELA-style meta-evaluation of LLM relevance labels")
     rep.table("umbrela", t, "Kappa, per-class accuracy and rank correlations per year and LLM qrels")

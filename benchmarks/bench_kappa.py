@@ -191,8 +191,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
 
-    import sklearn
     import scipy
+    import sklearn
+
     import metaeval
 
     t_all = time.perf_counter()
@@ -248,7 +249,7 @@ def main(argv=None):
     tol = 3 * np.sqrt(2) * mc_sd
     ok_sp = bool(np.all(np.abs(ours - theirs) <= tol))
     bs_ci = np.array([bsr.lower_bound, bsr.upper_bound])
-    print(f"\nintervals (percentile, 95%):")
+    print("\nintervals (percentile, 95%):")
     print(f"  metaeval B={b_cmp:,}: [{ours[0]:.5f}, {ours[1]:.5f}]  (MC SD of endpoints over 20 seeds: "
           f"{mc_sd[0]:.5f}, {mc_sd[1]:.5f})")
     print(f"  scipy    B={b_cmp:,}: [{theirs[0]:.5f}, {theirs[1]:.5f}]  -> agree within 3*sqrt(2) MC SD: {ok_sp}")

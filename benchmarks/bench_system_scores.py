@@ -1,4 +1,4 @@
-"""Benchmark: per-topic system scores, ``metaeval.evaluation.system_scores`` vs ``ir_measures.iter_calc``.
+"""Benchmark: per-topic system scores, ``metaeval.systems.evaluation.system_scores`` vs ``ir_measures.iter_calc``.
 
 Run as ``python benchmarks/bench_system_scores.py [--runs 60] [--topics 200] [--depth 1000] [--seed 0]
 [--skip-real]``. It takes about 2 minutes (most of it in ir-measures, timed once per measure set).
@@ -113,7 +113,7 @@ def compare(scores, ref: dict) -> tuple[float, bool, int]:
 
 def real_data(root: Path):
     import metaeval
-    from metaeval.evaluation import system_scores
+    from metaeval.systems.evaluation import system_scores
 
     d = root / "trec_dl_passage"
     years = ("dl19", "dl20", "dl21")
@@ -149,7 +149,7 @@ def main(argv=None):
 
     import ir_measures
 
-    from metaeval.evaluation import system_scores
+    from metaeval.systems.evaluation import system_scores
 
     w = time.perf_counter()
     qrels, runs = make_data(args.runs, args.topics, args.depth, seed=args.seed)

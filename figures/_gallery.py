@@ -16,8 +16,8 @@ import warnings
 from pathlib import Path
 
 from metaeval import MetaevalWarning, datasets, figures
-from metaeval.alignment import align
-from metaeval.scale import Scale
+from metaeval.core.scale import Scale
+from metaeval.data.alignment import align
 
 OUT = Path(__file__).resolve().parent / "out"
 SEED = 20261130
@@ -50,19 +50,19 @@ def quiet():
         yield
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(name: str):
     return datasets.load(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def trec_paired():
     """trec_dl_like: human vs judge qrels on the 7,731 pairs labelled by both."""
     d = load("trec_dl_like")
     return align(d.qrels_human, d.qrels_judge, scale=TREC_SCALE, names=("human", "judge"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def imageclef_paired():
     """imageclef_like: the 202-item balanced validation subset (human vs judge)."""
     v = load("imageclef_like").validation
@@ -70,7 +70,7 @@ def imageclef_paired():
                  scale=BINARY_SCALE, names=("human", "judge"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rubric_paired():
     """rubric_like: human score vs the judge's first sample, per item."""
     s = load("rubric_like").scores
@@ -79,7 +79,7 @@ def rubric_paired():
     return align(hum, jud, on="item_id", label="score", scale=RUBRIC_SCALE, names=("human", "judge"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def battles_paired():
     """battles_like: human vs judge outcome per battle (unswapped judge rows, parse errors left out)."""
     b = load("battles_like").battles

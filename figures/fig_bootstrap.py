@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import cohen_kappa, figures
 
 NAME = "bootstrap_kappa"

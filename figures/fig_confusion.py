@@ -7,6 +7,7 @@ The row-normalized diagonal is the per-class accuracy UMBRELA reports (README: 0
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import confusion_matrix, figures
 
 NAME = "confusion_trec_dl"

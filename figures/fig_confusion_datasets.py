@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import confusion_matrix, figures
 
 NAME = "confusion_datasets"

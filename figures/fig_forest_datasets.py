@@ -4,6 +4,7 @@ datasets, from metaeval.agreement_report with cluster-bootstrap intervals (topic
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import agreement_report, figures
 
 NAME = "forest_datasets"

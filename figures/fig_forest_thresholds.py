@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import figures, threshold_agreement
 
 NAME = "forest_thresholds"

@@ -4,6 +4,7 @@ with prompt-cluster bootstrap 95% intervals; judge scores are all three samples.
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import figures
 
 NAME = "generator_means"

@@ -6,6 +6,7 @@ the expansion's prevalence (judge positives among the 50,000 expansion labels, 1
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import figures, kappa_at_prevalence
 
 NAME = "kappa_vs_prevalence"

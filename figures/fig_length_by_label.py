@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import figures
 
 NAME = "length_by_label"

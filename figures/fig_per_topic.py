@@ -4,6 +4,7 @@ with the pooled topic-cluster estimate and interval."""
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import agreement_by, cohen_kappa, figures
 
 NAME = "per_topic_kappa"

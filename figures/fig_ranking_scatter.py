@@ -1,6 +1,6 @@
 """System ranking, trec_dl_like: mean nDCG@10 of the 30 runs under the human qrels vs under the
 judge's qrels, with topic-bootstrap 95% intervals of each run's mean, and Kendall's tau, Spearman's
-rho and tau_AP with topic-bootstrap intervals (metaeval.ranking.rank_correlation).
+rho and tau_AP with topic-bootstrap intervals (metaeval.systems.ranking.rank_correlation).
 
 nDCG@10 per run and topic is computed with ir-measures (trec_eval's nDCG, gain = grade;
 unjudged documents count as non-relevant). If ``metaeval.ranking`` is not importable, the
@@ -22,7 +22,7 @@ NAME = "ranking_scatter"
 MEASURE = ir_measures.nDCG @ 10
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def score_matrix(which: str) -> pd.DataFrame:
     """Runs × topics nDCG@10 under the ``qrels_human`` or ``qrels_judge`` qrels."""
     d = g.load("trec_dl_like")
@@ -54,7 +54,7 @@ def _tau_ap(x, y):
 
 def correlations(R, C):
     try:
-        from metaeval.ranking import rank_correlation
+        from metaeval.systems.ranking import rank_correlation
     except ImportError:
         from scipy import stats
 

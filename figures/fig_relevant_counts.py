@@ -5,6 +5,7 @@ correlation of the two per-topic counts with a bootstrap interval (metaeval.scor
 from __future__ import annotations
 
 import _gallery as g
+
 from metaeval import figures, score_correlation
 
 NAME = "relevant_counts"

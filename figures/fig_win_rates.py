@@ -5,7 +5,7 @@ Tie rules (Zhou et al. 2024, OpenING's ``calculate_model_winrate.py``), per mode
 wins, LW ties leaning to it, T plain ties, LL ties leaning away, L losses and N battles:
 force-dividing tie (``fdt``) (W + LW)/N (a plain tie is won by nobody), without ties W/(W + L),
 tie as 0 (``tie_zero``) W/N, tie as 0.5 (``tie_half``) (W + (LW + T + LL)/2)/N. Uses
-``metaeval.pairwise.win_rates`` when that module is importable and returns ``model, tie_rule,
+``metaeval.pairwise.battles.win_rates`` when that module is importable and returns ``model, tie_rule,
 estimate, ci_low, ci_high``; otherwise the small frame is computed here with the package's
 bootstrap engine.
 """
@@ -64,7 +64,7 @@ def win_rates_local(b: pd.DataFrame, *, n_resamples, rng) -> pd.DataFrame:
 
 def win_rates_frame(b: pd.DataFrame) -> pd.DataFrame:
     try:
-        from metaeval.pairwise import win_rates
+        from metaeval.pairwise.battles import win_rates
     except ImportError:
         return win_rates_local(b, n_resamples=g.N_RESAMPLES, rng=g.SEED)
     params = inspect.signature(win_rates).parameters
@@ -74,7 +74,7 @@ def win_rates_frame(b: pd.DataFrame) -> pd.DataFrame:
     f = f.to_frame() if hasattr(f, "to_frame") else f
     need = {"model", "tie_rule", "estimate", "ci_low", "ci_high"}
     if not need <= set(f.columns):
-        print(f"fig_win_rates: metaeval.pairwise.win_rates gave columns {list(f.columns)}; "
+        print(f"fig_win_rates: metaeval.pairwise.battles.win_rates gave columns {list(f.columns)}; "
               "computing the frame locally", file=sys.stderr)
         return win_rates_local(b, n_resamples=g.N_RESAMPLES, rng=g.SEED)
     return f

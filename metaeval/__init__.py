@@ -7,50 +7,50 @@ from __future__ import annotations
 
 import importlib
 
-from ._errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
+from .core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
 
 __version__ = "0.1.0"
 
 _LAZY = {
     # io
-    "read_qrels": "io", "read_run": "io", "read_runs": "io", "read_judgments": "io",
-    "read_battles": "io", "read_score_table": "io", "write_qrels": "io", "write_run": "io",
-    "write_table": "io",
+    "read_qrels": "data.io", "read_run": "data.io", "read_runs": "data.io", "read_judgments": "data.io",
+    "read_battles": "data.io", "read_score_table": "data.io", "write_qrels": "data.io", "write_run": "data.io",
+    "write_table": "data.io",
     # scales and alignment
-    "Scale": "scale",
-    "align": "alignment", "Paired": "alignment", "AlignmentReport": "alignment",
+    "Scale": "core.scale",
+    "align": "data.alignment", "Paired": "data.alignment", "AlignmentReport": "data.alignment",
     # resampling and results
-    "bootstrap": "resample", "Units": "resample", "Estimate": "results", "ConfidenceInterval": "results",
-    "ResultSet": "results", "contingency": "tables",
+    "bootstrap": "core.resample", "Units": "core.resample", "Estimate": "core.results", "ConfidenceInterval": "core.results",
+    "ResultSet": "core.results", "contingency": "core.tables",
     # agreement
-    "cohen_kappa": "agreement", "scott_pi": "agreement", "pabak": "agreement", "bennett_s": "agreement",
-    "gwet_ac1": "agreement", "gwet_ac2": "agreement", "observed_agreement": "agreement",
-    "kappa_max": "agreement", "matthews_corrcoef": "agreement", "krippendorff_alpha": "agreement",
-    "fleiss_kappa": "agreement", "confusion_matrix": "agreement", "per_class": "agreement",
-    "binary_metrics": "agreement", "prevalence_bias_index": "agreement",
-    "kappa_at_prevalence": "agreement", "threshold_agreement": "agreement",
-    "agreement_report": "agreement", "agreement_by": "agreement", "agreement_difference": "agreement",
+    "cohen_kappa": "agreement.coefficients", "scott_pi": "agreement.coefficients", "pabak": "agreement.coefficients", "bennett_s": "agreement.coefficients",
+    "gwet_ac1": "agreement.coefficients", "gwet_ac2": "agreement.coefficients", "observed_agreement": "agreement.coefficients",
+    "kappa_max": "agreement.coefficients", "matthews_corrcoef": "agreement.coefficients", "krippendorff_alpha": "agreement.multirater",
+    "fleiss_kappa": "agreement.multirater", "confusion_matrix": "agreement.coefficients", "per_class": "agreement.coefficients",
+    "binary_metrics": "agreement.coefficients", "prevalence_bias_index": "agreement.coefficients",
+    "kappa_at_prevalence": "agreement.coefficients", "threshold_agreement": "agreement.coefficients",
+    "agreement_report": "agreement.coefficients", "agreement_by": "agreement.coefficients", "agreement_difference": "agreement.coefficients",
     # item-level score correlation, ICC, square-table tests
-    "score_correlation": "correlation", "mean_of_samples": "correlation", "icc": "correlation",
-    "fisher_z_interval": "correlation",
-    "stuart_maxwell": "tests_square", "bowker": "tests_square", "SquareTestResult": "tests_square",
+    "score_correlation": "agreement.correlation", "mean_of_samples": "agreement.correlation", "icc": "agreement.correlation",
+    "fisher_z_interval": "agreement.correlation",
+    "stuart_maxwell": "agreement.square_tests", "bowker": "agreement.square_tests", "SquareTestResult": "agreement.square_tests",
     # system rankings
-    "system_scores": "evaluation", "scores_from_table": "evaluation", "SystemScores": "evaluation",
-    "rank_correlation": "ranking", "kendall_tau": "ranking", "tau_ap": "ranking", "rbo": "ranking",
-    "significance_agreement": "ranking", "score_matrices": "ranking",
+    "system_scores": "systems.evaluation", "scores_from_table": "systems.evaluation", "SystemScores": "systems.evaluation",
+    "rank_correlation": "systems.ranking", "kendall_tau": "systems.ranking", "tau_ap": "systems.ranking", "rbo": "systems.ranking",
+    "significance_agreement": "systems.ranking", "score_matrices": "systems.ranking",
     # pairwise judgments
-    "win_rates": "pairwise", "head_to_head": "pairwise", "pairwise_agreement": "pairwise",
-    "seen_unseen_agreement": "pairwise", "inter_rater_agreement": "pairwise", "majority_verdict": "pairwise",
-    "combine_swaps": "pairwise", "position_bias": "pairwise", "bradley_terry": "pairwise",
-    "ranking_correlation": "pairwise", "length_controlled_win_rate": "pairwise", "pairwise_confusion": "pairwise",
+    "win_rates": "pairwise.battles", "head_to_head": "pairwise.battles", "pairwise_agreement": "pairwise.battles",
+    "seen_unseen_agreement": "pairwise.battles", "inter_rater_agreement": "pairwise.battles", "majority_verdict": "pairwise.battles",
+    "combine_swaps": "pairwise.battles", "position_bias": "pairwise.battles", "bradley_terry": "pairwise.battles",
+    "ranking_correlation": "pairwise.battles", "length_controlled_win_rate": "pairwise.battles", "pairwise_confusion": "pairwise.battles",
     # bias, sensitivity, validation design
-    "length_bias": "bias", "self_enhancement": "bias", "prefer_longer": "bias", "rank_change": "bias",
-    "sensitivity": "sensitivity", "Scenario": "sensitivity",
-    "design_validation_sample": "design", "estimate_from_validation": "design", "sample_size": "design",
+    "length_bias": "checks.bias", "self_enhancement": "checks.bias", "prefer_longer": "checks.bias", "rank_change": "checks.bias",
+    "sensitivity": "checks.sensitivity", "Scenario": "checks.sensitivity",
+    "design_validation_sample": "checks.design", "estimate_from_validation": "checks.design", "sample_size": "checks.design",
     # reports
-    "Report": "report", "run_study": "study", "load_study": "study",
+    "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
-    "datasets": None, "figures": None,
+    "datasets": "data.datasets:", "figures": "output.figures:",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",
@@ -60,8 +60,8 @@ __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStat
 def __getattr__(name: str):
     if name in _LAZY:
         mod = _LAZY[name]
-        if mod is None:
-            value = importlib.import_module(f".{name}", __name__)
+        if mod.endswith(":"):  # a public module (metaeval.figures, metaeval.datasets)
+            value = importlib.import_module(f".{mod[:-1]}", __name__)
         else:
             value = getattr(importlib.import_module(f".{mod}", __name__), name)
         globals()[name] = value

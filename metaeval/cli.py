@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._errors import InputError
+from .core.errors import InputError
 
 
 def _scale(text):
-    from .scale import Scale
+    from .core.scale import Scale
 
     if text is None:
         return None
@@ -24,14 +24,14 @@ def _scale(text):
 
 
 def _cmd_inspect(args) -> int:
-    from .inspect import inspect_file
+    from .data.inspect import inspect_file
 
     print(inspect_file(args.file, scale=_scale(args.scale)).render())
     return 0
 
 
 def _cmd_align(args) -> int:
-    from .alignment import align
+    from .data.alignment import align
 
     label = args.label if "," not in args.label else tuple(args.label.split(","))
     refusals = args.refusals
@@ -52,7 +52,7 @@ def _cmd_align(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from .demo import run_demo
+    from .output.demo import run_demo
 
     summary = run_demo(args.out, seed=args.seed, n_resamples=args.n_resamples)
     print(summary)
@@ -60,7 +60,7 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from .study import load_study, run_study
+    from .output.study import load_study, run_study
 
     study = load_study(args.study)
     if args.seed is not None:

@@ -27,9 +27,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import cohen_kappa_score
+from sklearn.metrics import cohen_kappa_score, precision_recall_fscore_support
 from sklearn.metrics import matthews_corrcoef as sk_mcc
-from sklearn.metrics import precision_recall_fscore_support
 from statsmodels.stats import inter_rater
 
 import metaeval
@@ -732,7 +731,7 @@ def registry_to_frame_test(stat):
     assert row["statistic"] == stat
     assert row["estimate"] == est.estimate and row["ci_low"] == est.ci.low and row["ci_high"] == est.ci.high
     assert row["confidence_level"] == 0.95 and row["ci_method"] == "bca"
-    assert list(frame.columns) == metaeval.results.FRAME_COLUMNS
+    assert list(frame.columns) == metaeval.core.results.FRAME_COLUMNS
     assert est.ci.low <= est.estimate <= est.ci.high
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +65,7 @@ def _numeric_rows(lines, ncol):
     return rows
 
 
-@lru_cache(maxsize=None)
+@cache
 def published():
     """{'kappa': {judge: 4 values}, 'alpha': {...}, 'labels': {...}} from reference_numbers.txt."""
     text = (LLMJUDGE / "reference_numbers.txt").read_text()
@@ -84,12 +84,12 @@ def _judges():
 JUDGES = _judges()
 
 
-@lru_cache(maxsize=None)
+@cache
 def human():
     return metaeval.read_qrels(LLMJUDGE / "human_qrels" / "llmjudge_test_qrel_idx.txt")
 
 
-@lru_cache(maxsize=None)
+@cache
 def paired(judge):
     return metaeval.align(human(), LLMJUDGE / "llm_judgments" / f"{judge}.txt", scale=SCALE, out_of_scale="clip")
 
@@ -187,7 +187,7 @@ TREC_NAMES = {"umbrela gpt-4o": "umbrela-zeroshot-gpt-4o", "umbrela gpt-4": "umb
               "binary gpt-4o": "binary-gpt-4o", "binary gpt-4": "binary-gpt-4", "binary llama3.2": "binary-llama3.2"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def trec_section_e():
     """{(qrels file stem, year): (k4 or None, kbin)} from §E's item-level agreement table."""
     text = (TRECDL / "reference_numbers.txt").read_text()

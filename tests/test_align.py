@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metaeval as me
-from metaeval.alignment import FATES
+from metaeval.data.alignment import FATES
 
 
 def _qrels(rows):

@@ -22,15 +22,23 @@ import pandas as pd
 import pingouin as pg
 import pytest
 import statsmodels.api as sm
+from metaeval.data_samples.make_samples import SEEDS, make_rubric_like
 from statsmodels.miscmodels.ordinal_model import OrderedModel
 
 import metaeval
 from metaeval import InputError
-from metaeval.bias import (_freedman_lane, _partial_spearman_reps, _within_cluster_perms, length_bias,
-                           length_by_label, prefer_longer, rank_change, self_enhancement)
-from metaeval.correlation import mean_of_samples
-from metaeval.data_samples.make_samples import SEEDS, make_rubric_like
-from metaeval.results import FRAME_COLUMNS
+from metaeval.agreement.correlation import mean_of_samples
+from metaeval.checks.bias import (
+    _freedman_lane,
+    _partial_spearman_reps,
+    _within_cluster_perms,
+    length_bias,
+    length_by_label,
+    prefer_longer,
+    rank_change,
+    self_enhancement,
+)
+from metaeval.core.results import FRAME_COLUMNS
 
 OWN = "gpt-4v"
 SEED_LIST = list(range(10))          # fixed in advance: seeds 0..9 of the generator

@@ -27,7 +27,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +38,7 @@ import statsmodels.api as sm
 from statsmodels.miscmodels.ordinal_model import OrderedModel
 
 import metaeval
-from metaeval.bias import length_bias, prefer_longer, rank_change
+from metaeval.checks.bias import length_bias, prefer_longer, rank_change
 
 DATA = Path(os.environ.get("METAEVAL_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 TRECDL = DATA / "trec_dl_passage"
@@ -57,7 +57,7 @@ def _need(path):
         pytest.skip(f"{path} not found")
 
 
-@lru_cache(maxsize=None)
+@cache
 def trec_items(year: str, llm: str) -> pd.DataFrame:
     """One row per judged passage: human label, LLM label, passage length in whitespace tokens."""
     qrels = TRECDL / "qrels" / "human" / f"qrels.{year}-passage.txt"
@@ -125,7 +125,7 @@ def trec_dl_length_bias_binary_test():
     assert r.ci.low == pytest.approx(fit.conf_int().loc["log_length", 0], abs=1e-10)
 
 
-@lru_cache(maxsize=None)
+@cache
 def alpaca() -> pd.DataFrame:
     p = ALPACA / "annotations_weighted_alpaca_eval_gpt4_turbo.compact.tsv.gz"
     _need(p)

@@ -18,7 +18,7 @@ from scipy import stats as sps
 
 import metaeval
 from metaeval import InputError, UndefinedStatisticWarning
-from metaeval.correlation import FISHER_SE, fisher_z_interval, icc, mean_of_samples, score_correlation
+from metaeval.agreement.correlation import FISHER_SE, fisher_z_interval, icc, mean_of_samples, score_correlation
 
 SCIPY = {"pearson": lambda x, y: sps.pearsonr(x, y).statistic,
          "spearman": lambda x, y: sps.spearmanr(x, y).statistic,

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import metaeval
-from metaeval.resample import ci_from_replicates
+from metaeval.core.resample import ci_from_replicates
 
 N_ITEMS = 500
 R_IID = 2000
@@ -86,7 +86,7 @@ def _intervals(est):
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def iid_coverage(shape, reps=R_IID):
     P = {2: P2, 4: P4}[shape]
     P = P / P.sum()
@@ -110,7 +110,7 @@ def iid_coverage(shape, reps=R_IID):
     return cov
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cluster_coverage(T, reps=R_CLUSTER):
     k_pop = kappa_of(expected_cluster_table())
     rng = np.random.default_rng(2000 + T)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from metaeval.demo import run_demo
+from metaeval.output.demo import run_demo
 
 
 @pytest.fixture(scope="module")

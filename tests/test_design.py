@@ -25,8 +25,13 @@ from statsmodels.stats.weightstats import DescrStatsW
 
 import metaeval
 from metaeval import InputError
-from metaeval.design import (design_validation_sample, estimate_from_validation, kappa_variance_unit, sample_size,
-                             simulate_design)
+from metaeval.checks.design import (
+    design_validation_sample,
+    estimate_from_validation,
+    kappa_variance_unit,
+    sample_size,
+    simulate_design,
+)
 
 
 @pytest.fixture(scope="module")

@@ -14,19 +14,24 @@ import itertools
 import math
 import warnings
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ir_measures
-import pytrec_eval
-
 import metaeval
 from metaeval import InputError, MetaevalWarning
-from metaeval.evaluation import (ISSUES, SystemScores, has_fast_path, parse_measures, scores_from_table,
-                                 system_scores)
+from metaeval.systems.evaluation import (
+    ISSUES,
+    SystemScores,
+    has_fast_path,
+    parse_measures,
+    scores_from_table,
+    system_scores,
+)
 
 FAST = ["nDCG@10", "nDCG@5", "nDCG", "P@10", "P(rel=2)@5", "RR", "RR(rel=2)", "AP", "AP(rel=2)", "AP@20",
         "R@20", "R(rel=2)@10", "Success@3", "Judged@10", "Judged", "nDCG(judged_only=True)@10",
@@ -36,8 +41,8 @@ FAST = ["nDCG@10", "nDCG@5", "nDCG", "P@10", "P(rel=2)@5", "RR", "RR(rel=2)", "A
 def _iter_calc(measures, qrels, run):
     """ir_measures.iter_calc, with each nDCG(gains=...) on its own: ir-measures 0.4.3 mixes up nDCG@k
     and nDCG(gains=...)@k evaluated in one call (which one is wrong depends on the hash seed;
-    metaeval.evaluation._safe_batches documents it)."""
-    from metaeval.evaluation import _safe_batches
+    metaeval.systems.evaluation._safe_batches documents it)."""
+    from metaeval.systems.evaluation import _safe_batches
 
     for batch in _safe_batches(parse_measures(measures)):
         yield from ir_measures.iter_calc(batch, qrels, run)
@@ -649,7 +654,7 @@ def ir_measures_backend_is_immune_to_the_gains_mix_up_test(tmp_path):
 
     code = (
         "import numpy as np, metaeval\n"
-        "from metaeval.evaluation import system_scores\n"
+        "from metaeval.systems.evaluation import system_scores\n"
         "d = metaeval.datasets.load('trec_dl_like')\n"
         "ms = ['nDCG@10', 'nDCG(gains={0:0,1:1,2:3,3:7})@10']\n"
         "a = system_scores(d.qrels_human, d.runs, ms)\n"

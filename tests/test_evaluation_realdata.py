@@ -26,7 +26,7 @@ import pytest
 import scipy.stats
 
 import metaeval
-from metaeval.evaluation import scores_from_table, system_scores
+from metaeval.systems.evaluation import scores_from_table, system_scores
 
 pytestmark = pytest.mark.realdata
 

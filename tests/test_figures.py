@@ -30,7 +30,7 @@ import pytest
 import metaeval
 from metaeval import InputError, MetaevalWarning, datasets
 from metaeval import figures as F
-from metaeval.scale import Scale
+from metaeval.core.scale import Scale
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "figures"
@@ -564,7 +564,7 @@ def gallery_tau_ap_fallback_test():
 
 def gallery_win_rates_fallback_test():
     """The gallery's local win rates (used when metaeval.pairwise is missing) equal pairwise.win_rates."""
-    pairwise = pytest.importorskip("metaeval.pairwise")
+    pairwise = pytest.importorskip("metaeval.pairwise.battles")
     mod = _load_script("fig_win_rates")
     for rater in ("human", "judge"):
         b = mod.verdicts(rater)

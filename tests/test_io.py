@@ -12,7 +12,7 @@ import pytest
 
 import metaeval
 from metaeval import InputError
-from metaeval import io as mio
+from metaeval.data import io as mio
 
 V21 = "msmarco_v2.1_doc_26_1828280420#8_3138708572"  # an MS MARCO v2.1 segment id
 
@@ -380,7 +380,7 @@ def read_battles_normalization_test():
     out = df["outcome"].tolist()
     assert out[:6] == ["A", "B", "tie", "tie_a", "tie_b", "invalid"]
     assert pd.isna(out[6]) and out[7:] == ["A", "invalid"]
-    assert set(df["outcome"].dropna()) <= set(metaeval.io.OUTCOMES)
+    assert set(df["outcome"].dropna()) <= set(metaeval.data.io.OUTCOMES)
     assert df["length_a"].tolist()[0] == "10"  # metadata columns are kept unchanged
 
 
@@ -450,7 +450,7 @@ def write_table_round_trip_test(tmp_path, ext):
 
 
 def large_file_fast_path_matches_full_path_test(tmp_path):
-    """Plain files of 1 MB or more are memory-mapped and parsed by pyarrow (metaeval.io._fast_file);
+    """Plain files of 1 MB or more are memory-mapped and parsed by pyarrow (metaeval.data.io._fast_file);
     the result must equal the full path's (used for streams), and any defect must fall back to the
     full path so that the error names the right line."""
     import io as _io
@@ -463,7 +463,7 @@ def large_file_fast_path_matches_full_path_test(tmp_path):
     assert len(text) > (1 << 20)
     path = tmp_path / "big.qrels"
     path.write_bytes(text)
-    assert metaeval.io._fast_file(path, metaeval.io._QRELS_FIELDS, ("relevance",)) is not None
+    assert metaeval.data.io._fast_file(path, metaeval.data.io._QRELS_FIELDS, ("relevance",)) is not None
     fast = metaeval.read_qrels(path)
     full = metaeval.read_qrels(_io.BytesIO(text))
     pd.testing.assert_frame_equal(fast, full)

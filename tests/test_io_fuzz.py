@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 import metaeval
 from metaeval import InputError
-from metaeval._errors import _shorten
+from metaeval.core.errors import _shorten
 
 FUZZ = settings(max_examples=500, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -377,7 +377,7 @@ def read_score_table_trec_eval_fuzz_test(fuzz_dir, data, use_file):
 @given(data=whitespace_file("qrels"))
 def read_qrels_fast_and_pandas_paths_agree_fuzz_test(data):
     """A leading blank line forces the pandas path; clean files take the pyarrow one. Same answer."""
-    fast = metaeval.io._fast_split(data, metaeval.io._QRELS_FIELDS) is not None
+    fast = metaeval.data.io._fast_split(data, metaeval.data.io._QRELS_FIELDS) is not None
     event(f"fast path taken: {fast}")
     a, ea = call(metaeval.read_qrels, bstream(data, "a"))
     if data[:2] == b"\x1f\x8b" or data.startswith(b"\xef\xbb\xbf"):
@@ -639,7 +639,7 @@ def read_battles_fuzz_test(fuzz_dir, generated, how):
     if res:
         df, want, bad = res
         assert list(df.columns) == ["item_id", "model_a", "model_b", "judge", "outcome"]
-        assert set(df["outcome"].dropna()) <= set(metaeval.io.OUTCOMES)
+        assert set(df["outcome"].dropna()) <= set(metaeval.data.io.OUTCOMES)
         if bad == "none":
             assert df["item_id"].tolist() == [w[0] for w in want]
             assert [None if pd.isna(v) else v for v in df["outcome"]] == [w[3] for w in want]

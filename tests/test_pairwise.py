@@ -31,11 +31,21 @@ from sklearn.metrics import cohen_kappa_score, f1_score
 
 import metaeval
 from metaeval import InputError, MetaevalWarning, datasets
-from metaeval.pairwise import (bradley_terry, combine_swaps, head_to_head, inter_rater_agreement,
-                               length_controlled_win_rate, majority_verdict, pairwise_agreement,
-                               pairwise_confusion, position_bias, ranking_correlation, seen_unseen_agreement,
-                               win_rates)
-from metaeval.results import FRAME_COLUMNS
+from metaeval.core.results import FRAME_COLUMNS
+from metaeval.pairwise.battles import (
+    bradley_terry,
+    combine_swaps,
+    head_to_head,
+    inter_rater_agreement,
+    length_controlled_win_rate,
+    majority_verdict,
+    pairwise_agreement,
+    pairwise_confusion,
+    position_bias,
+    ranking_correlation,
+    seen_unseen_agreement,
+    win_rates,
+)
 
 FAST = dict(n_resamples=50, ci_method="percentile", rng=0)
 

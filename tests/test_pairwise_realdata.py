@@ -33,8 +33,15 @@ from scipy import stats
 
 import metaeval
 from metaeval import MetaevalWarning
-from metaeval.pairwise import (inter_rater_agreement, length_controlled_win_rate, majority_verdict,
-                               pairwise_agreement, pairwise_confusion, position_bias, win_rates)
+from metaeval.pairwise.battles import (
+    inter_rater_agreement,
+    length_controlled_win_rate,
+    majority_verdict,
+    pairwise_agreement,
+    pairwise_confusion,
+    position_bias,
+    win_rates,
+)
 
 DATA = Path(os.environ.get("METAEVAL_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metaeval as me
-from metaeval import ranking as rk
+from metaeval.systems import ranking as rk
 
 # ircor (Urbano) README examples: x the reference, scores sorted decreasing
 IRCOR_X = np.array([0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94])
@@ -202,7 +202,7 @@ def significance_agreement_test():
 
 
 def pool_bias_test():
-    from metaeval.ranking import pool_bias
+    from metaeval.systems.ranking import pool_bias
 
     d = me.datasets.load("trec_dl_like")
     runs = d.runs[d.runs["run_id"].isin([f"run_{i:02d}" for i in range(1, 10)])]

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metaeval import ranking as rk
-from metaeval.resample import ci_from_replicates
+from metaeval.core.resample import ci_from_replicates
+from metaeval.systems import ranking as rk
 
 METHODS = ["kendall_b", "spearman", "tau_ap"]
 DESIGNS = ((30, 40), (60, 50))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from metaeval.report import Report, to_latex
-from metaeval.study import load_study, run_study
+from metaeval.output.report import to_latex
+from metaeval.output.study import load_study, run_study
 
 STUDY = Path(__file__).resolve().parents[1] / "data_samples" / "demo_study.toml"
 
@@ -102,7 +102,7 @@ def report_renders_in_a_real_browser_test(small_report, tmp_path):
 def progress_bar_only_on_a_terminal_test(monkeypatch):
     import io as _io
 
-    from metaeval.report import progress
+    from metaeval.output.report import progress
 
     class Tty(_io.StringIO):
         def isatty(self):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import tracemalloc
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +21,8 @@ import scipy
 import scipy.stats as sps
 
 import metaeval
-from metaeval.agreement import _kappa_kernel
-from metaeval.resample import Units, _acceleration, _draw, bootstrap, ci_from_replicates, make_rng, table_units
+from metaeval.agreement.coefficients import _kappa_kernel
+from metaeval.core.resample import Units, _acceleration, _draw, bootstrap, ci_from_replicates, make_rng, table_units
 
 REF = Path(__file__).resolve().parent / "reference"
 TABLES = {t["name"]: np.asarray(t["counts"], dtype=np.int64)
@@ -415,9 +414,10 @@ def scipy_version_test():
 def cluster_correction_widens_cluster_intervals_only_test():
     """The engine widens cluster-bootstrap intervals by sqrt(T/(T-1)) t_{T-1}/z (coverage in
     tests/test_coverage.py); iid intervals are untouched. Expected factors from scipy's t and normal."""
-    from scipy.stats import norm, t as tdist
+    from scipy.stats import norm
+    from scipy.stats import t as tdist
 
-    from metaeval.resample import ci_from_replicates, cluster_correction_factor
+    from metaeval.core.resample import ci_from_replicates, cluster_correction_factor
 
     for T in (10, 35, 54):
         expect = np.sqrt(T / (T - 1)) * tdist.ppf(0.975, T - 1) / norm.ppf(0.975)

@@ -42,7 +42,7 @@ def datasets_load_every_set_test():
     s = datasets.load("rubric_like").scores
     assert set(s["rater"]) == {"human", "judge"} and s["score"].between(1, 5).all()
     b = datasets.load("battles_like").battles
-    assert set(b["outcome"]) <= set(me.io.OUTCOMES)
+    assert set(b["outcome"]) <= set(__import__("metaeval.data.io", fromlist=["OUTCOMES"]).OUTCOMES)
     with pytest.raises(me.InputError):
         datasets.load("nope")
 

@@ -23,9 +23,15 @@ from sklearn.metrics import cohen_kappa_score, recall_score
 
 import metaeval
 from metaeval import InputError
-from metaeval.sensitivity import (Scenario, duplicate_scenarios, few_shot_scenarios, leave_one_topic_out,
-                                  refusal_scenarios, sensitivity)
-from metaeval.results import FRAME_COLUMNS
+from metaeval.checks.sensitivity import (
+    Scenario,
+    duplicate_scenarios,
+    few_shot_scenarios,
+    leave_one_topic_out,
+    refusal_scenarios,
+    sensitivity,
+)
+from metaeval.core.results import FRAME_COLUMNS
 
 
 @pytest.fixture(scope="module")

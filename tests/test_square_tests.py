@@ -15,7 +15,7 @@ import pytest
 from statsmodels.stats.contingency_tables import SquareTable, mcnemar
 
 from metaeval import InputError, UndefinedStatisticWarning
-from metaeval.tests_square import bowker, stuart_maxwell
+from metaeval.agreement.square_tests import bowker, stuart_maxwell
 
 TABLES = {
     "3x3": [[20, 10, 2], [3, 30, 9], [1, 4, 25]],

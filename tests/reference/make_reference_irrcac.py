@@ -38,7 +38,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy
-
 from irrCAC import raw as irr_raw
 from irrCAC import table as irr_table
 

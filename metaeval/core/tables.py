@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._errors import InputError
-from .scale import Scale
+from ..core.errors import InputError
+from ..core.scale import Scale
 
 __all__ = ["contingency", "normalize_counts"]
 

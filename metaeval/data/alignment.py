@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError
-from .scale import Scale
+from ..core.errors import InputError
+from ..core.scale import Scale
 
 __all__ = ["align", "Paired", "AlignmentReport", "FATES"]
 
@@ -167,7 +167,7 @@ class Paired:
         With ``cluster`` (a column name or an array aligned with the pairs), returns a
         ``(n_clusters, K, K)`` array, clusters in sorted order.
         """
-        from .tables import contingency
+        from ..core.tables import contingency
 
         return contingency(self.reference, self.candidate, scale or self.scale,
                            cluster=self._column(cluster) if cluster is not None else None)
@@ -183,18 +183,18 @@ class Paired:
             raise InputError(f"cluster has {len(arr)} entries for {len(self.data)} pairs", source="<Paired>")
         return arr
 
-    def binarize(self, threshold) -> "Paired":
+    def binarize(self, threshold) -> Paired:
         """Both labels mapped through ``scale.binarize(threshold)``."""
         return self.relabel(self.scale.binarize(threshold))
 
-    def relabel(self, scale: Scale) -> "Paired":
+    def relabel(self, scale: Scale) -> Paired:
         """Both labels mapped through a derived scale (from :meth:`Scale.binarize` or :meth:`Scale.merge`)."""
         data = self.data.copy()
         data["reference"] = scale.map(data["reference"].to_numpy())
         data["candidate"] = scale.map(data["candidate"].to_numpy())
         return Paired(data, on=self.on, scale=scale, report=self.report, unjudged=self.unjudged, names=self.names)
 
-    def subset(self, mask) -> "Paired":
+    def subset(self, mask) -> Paired:
         """The pairs where ``mask`` is true (the report is kept: it describes the alignment)."""
         mask = np.asarray(mask, dtype=bool)
         return Paired(self.data.loc[mask].reset_index(drop=True), on=self.on, scale=self.scale,
@@ -208,8 +208,7 @@ _TABLE_EXTS = (".csv", ".tsv", ".json", ".jsonl", ".parquet", ".pq", ".ndjson")
 
 def _load(source, on, label):
     """A side as (frame, source name, line numbers)."""
-    from . import io as mio
-
+    from ..data import io as mio
     if isinstance(source, pd.DataFrame):
         df = source.reset_index(drop=True)
         name = df.attrs.get("source", "<DataFrame>")
@@ -232,7 +231,7 @@ def _load(source, on, label):
 
 
 def _numeric_labels(df, col, name, lines):
-    from .io import _label_numeric
+    from ..data.io import _label_numeric
 
     if col not in df.columns:
         raise InputError(f"no label column {col!r}", source=name, line=1,

@@ -25,9 +25,9 @@ import pandas as pd
 from scipy import sparse
 from scipy import stats as sps
 
-from ._errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
-from .resample import Units, bootstrap
-from .results import ConfidenceInterval, Estimate, ResultSet
+from ..core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
+from ..core.resample import Units, bootstrap
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["score_correlation", "mean_of_samples", "icc", "CORRELATION_METHODS", "ICC_KINDS",
            "fisher_z_interval"]

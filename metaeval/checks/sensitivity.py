@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError, UndefinedStatisticWarning
-from .resample import Units, bootstrap, ci_from_replicates, cluster_correction_factor, make_rng
-from .results import ConfidenceInterval, Estimate, ResultSet
-from .scale import Scale
+from ..core.errors import InputError, UndefinedStatisticWarning
+from ..core.resample import Units, bootstrap, ci_from_replicates, cluster_correction_factor, make_rng
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.scale import Scale
 
 __all__ = ["sensitivity", "Scenario", "SensitivityResult", "few_shot_scenarios", "refusal_scenarios",
            "duplicate_scenarios", "leave_one_topic_out", "table_statistic"]
@@ -282,8 +282,7 @@ def table_statistic(statistic, scale: Scale, **kwargs):
     ``statistic`` is a function of :mod:`metaeval.agreement` (or its name), possibly wrapped in
     ``functools.partial`` to fix keywords such as ``weights=``.
     """
-    from . import agreement as ag
-
+    from ..agreement import coefficients as ag
     if isinstance(statistic, functools.partial):
         kwargs = {**statistic.keywords, **kwargs}
         statistic = statistic.func
@@ -389,7 +388,7 @@ class SensitivityResult:
 # --------------------------------------------------------------------------------------------
 
 def _prepare(data, reference, candidate):
-    from .alignment import Paired
+    from ..data.alignment import Paired
 
     if isinstance(data, Paired):
         df = data.data.copy()
@@ -514,7 +513,7 @@ def sensitivity(statistic, data, scenarios, *, reference="human", candidate="jud
     if ci_method not in ("percentile", "basic", "bca"):
         raise ValueError(f"ci_method must be 'percentile', 'basic' or 'bca', got {ci_method!r}")
     df, pscale = _prepare(data, reference, candidate)
-    from .alignment import Paired
+    from ..data.alignment import Paired
     label_names = ("reference", "candidate") if isinstance(data, Paired) else (reference, candidate)
     scen = _expand(scenarios if isinstance(scenarios, (list, tuple)) else [scenarios], df)
     frames = [df] + [_apply(s, df) for s in scen]
@@ -658,7 +657,7 @@ def _as_vector(v):
         return np.array([v.estimate]), [v.statistic]
     if isinstance(v, ResultSet):
         return np.array([e.estimate for e in v]), [e.statistic for e in v]
-    if hasattr(v, "estimate") and np.ndim(getattr(v, "estimate")) == 0:
+    if hasattr(v, "estimate") and np.ndim(v.estimate) == 0:
         return np.array([float(v.estimate)]), [getattr(v, "statistic", "statistic")]
     a = np.atleast_1d(np.asarray(v, dtype=float)).ravel()
     return a, ([f"statistic[{i}]" for i in range(len(a))] if len(a) > 1 else ["statistic"])

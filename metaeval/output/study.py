@@ -53,8 +53,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError, MetaevalWarning
-from .report import Report, progress
+from ..core.errors import InputError, MetaevalWarning
+from ..output.report import Report, progress
 
 __all__ = ["load_study", "run_study"]
 
@@ -104,7 +104,7 @@ class _Context:
 
 
 def _scale(spec):
-    from .scale import Scale
+    from ..core.scale import Scale
 
     if "scale" not in spec:
         return None
@@ -112,8 +112,8 @@ def _scale(spec):
 
 
 def _load_data(spec: dict, ctx: _Context):
-    from . import io as mio
-    from .alignment import align
+    from ..data import io as mio
+    from ..data.alignment import align
 
     kind = spec.get("kind")
     if kind == "pair":
@@ -162,7 +162,7 @@ def _load_data(spec: dict, ctx: _Context):
         names = tuple(spec.get("names", (spec["reference"], spec["candidate"])))
         paired = align(r, c, on=item, label="label", names=names)
         if how == "mean":
-            from .scale import Scale
+            from ..core.scale import Scale
             paired.scale = Scale.infer(paired.reference, paired.candidate, kind="interval")
         else:
             paired.scale = _scale(spec) or paired.scale
@@ -182,7 +182,7 @@ def _load_data(spec: dict, ctx: _Context):
 # --------------------------------------------------------------------------------------------
 
 def _an_inspect(a, ctx, rep, key):
-    from .inspect import inspect_file
+    from ..data.inspect import inspect_file
 
     rows = []
     for p in a.get("paths", []):
@@ -197,9 +197,8 @@ def _an_inspect(a, ctx, rep, key):
 
 
 def _an_agreement(a, ctx, rep, key):
-    from . import agreement as ag
-    from . import figures as fg
-
+    from ..agreement import coefficients as ag
+    from ..output import figures as fg
     paired = ctx.data(a["data"])
     cluster = a.get("cluster")
     kw = dict(n_resamples=ctx.n_resamples, rng=ctx.seed)
@@ -242,10 +241,9 @@ def _an_agreement(a, ctx, rep, key):
 
 
 def _an_prevalence(a, ctx, rep, key):
-    from . import agreement as ag
-    from . import figures as fg
-    from . import io as mio
-
+    from ..agreement import coefficients as ag
+    from ..data import io as mio
+    from ..output import figures as fg
     paired = ctx.data(a["data"])
     if "prevalence" in a:
         prev = float(a["prevalence"])
@@ -270,9 +268,9 @@ def _an_prevalence(a, ctx, rep, key):
 
 
 def _an_ranking(a, ctx, rep, key):
-    from . import figures as fg
-    from .evaluation import system_scores
-    from .ranking import rank_correlation, significance_agreement
+    from ..output import figures as fg
+    from ..systems.evaluation import system_scores
+    from ..systems.ranking import rank_correlation, significance_agreement
 
     paired = ctx.data(a["data"])
     runs = ctx.data(a["runs"])
@@ -308,9 +306,8 @@ def _an_ranking(a, ctx, rep, key):
 
 
 def _an_pairwise(a, ctx, rep, key):
-    from . import figures as fg
-    from . import pairwise as pw
-
+    from ..output import figures as fg
+    from ..pairwise import battles as pw
     b = ctx.data(a["data"])
     ref, cand = a.get("reference", "human"), a.get("candidate", "judge")
     kw = dict(n_resamples=ctx.n_resamples, rng=ctx.seed)
@@ -338,7 +335,7 @@ def _an_pairwise(a, ctx, rep, key):
 
 
 def _an_correlation(a, ctx, rep, key):
-    from .correlation import score_correlation
+    from ..agreement.correlation import score_correlation
 
     paired = ctx.data(a["data"])
     res = score_correlation(paired, method="all", cluster=a.get("cluster"), n_resamples=ctx.n_resamples,
@@ -348,8 +345,8 @@ def _an_correlation(a, ctx, rep, key):
 
 
 def _an_length_bias(a, ctx, rep, key):
-    from . import figures as fg
-    from .bias import length_bias, length_by_label
+    from ..checks.bias import length_bias, length_by_label
+    from ..output import figures as fg
 
     paired = ctx.data(a["data"])
     d = paired.data.rename(columns={"reference": "human", "candidate": "judge"})
@@ -366,8 +363,8 @@ def _an_length_bias(a, ctx, rep, key):
 
 
 def _an_self_enhancement(a, ctx, rep, key):
-    from . import figures as fg
-    from .bias import self_enhancement
+    from ..checks.bias import self_enhancement
+    from ..output import figures as fg
 
     paired = ctx.data(a["data"])
     d = paired.data.rename(columns={"reference": "human", "candidate": "judge"})

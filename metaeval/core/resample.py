@@ -22,14 +22,14 @@ Intervals follow scipy.stats.bootstrap exactly (percentile, basic, BCa: Efron & 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._errors import MetaevalWarning
+from ..core.errors import MetaevalWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates",
            "table_units", "cluster_correction_factor", "debiased_bootstrap", "CI_METHODS"]
@@ -94,7 +94,7 @@ class Units:
     def total(self) -> np.ndarray:
         return self.m @ self.X
 
-    def concat(self, other: "Units") -> "Units":
+    def concat(self, other: Units) -> Units:
         """Units of two statistics on the *same* units side by side (for paired differences)."""
         if self.X.shape[0] != other.X.shape[0] or not np.array_equal(self.m, other.m):
             raise ValueError("paired units must have the same unit types and multiplicities")

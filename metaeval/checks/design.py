@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ._errors import InputError, UndefinedStatisticWarning
-from .resample import Units, bootstrap, make_rng
-from .results import ConfidenceInterval, Estimate, ResultSet
+from ..core.errors import InputError, UndefinedStatisticWarning
+from ..core.resample import Units, bootstrap, make_rng
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["design_validation_sample", "estimate_from_validation", "sample_size", "ValidationDesign",
            "SampleSize", "simulate_design", "kappa_variance_unit"]
@@ -426,7 +426,7 @@ def kappa_variance_unit(table, weights=None) -> float:
     this returns the bracket divided by (1 − p_e)², the variance of one item's worth of data, so
     that var(κ̂) ≈ kappa_variance_unit / N. Equals statsmodels' ``cohens_kappa(...).var_kappa × N``.
     """
-    from .agreement import weight_matrix
+    from ..agreement.coefficients import weight_matrix
 
     p = np.asarray(table, dtype=float)
     p = p / p.sum()
@@ -513,7 +513,7 @@ def _simulate_iid(pt, n, statistic, n_sim, gen, confidence_level):
     k = pt.shape[0]
     T = gen.multinomial(int(n), pt.ravel(), size=n_sim).astype(float)
     if statistic == "kappa":
-        from .agreement import _kappa_kernel
+        from ..agreement.coefficients import _kappa_kernel
         est = _kappa_kernel(k, np.eye(k), "cohen")(T)
         po = np.trace(pt)
         pe = pt.sum(axis=1) @ pt.sum(axis=0)

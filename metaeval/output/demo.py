@@ -14,8 +14,7 @@ __all__ = ["run_demo"]
 
 
 def _study_path() -> Path:
-    from . import datasets
-
+    from ..data import datasets
     return datasets.path("trec_dl_like").parent / "demo_study.toml"
 
 
@@ -33,7 +32,7 @@ def run_demo(out, *, seed: int = 20261130, n_resamples: int = 2000) -> str:
 
     Returns a short text summary (the CLI prints it).
     """
-    from .study import load_study, run_study
+    from ..output.study import load_study, run_study
 
     study = load_study(_study_path())
     study["seed"], study["n_resamples"] = seed, n_resamples

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError
-from .scale import Scale
+from ..core.errors import InputError
+from ..core.scale import Scale
 
 __all__ = ["detect_kind", "inspect_file", "Inspection"]
 
@@ -18,8 +18,7 @@ _TABLE_EXTS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq")
 
 def detect_kind(path) -> str:
     """``qrels``, ``run``, ``trec_eval`` (per-query output), ``battles``, ``scores`` or ``judgments``."""
-    from . import io as mio
-
+    from ..data import io as mio
     name = str(path)
     base = name[:-3] if name.endswith(".gz") else name
     if base.lower().endswith(_TABLE_EXTS):
@@ -76,8 +75,7 @@ def _fmt(v):
 
 def inspect_file(path, *, scale: Scale | None = None) -> Inspection:
     """Read a file with the reader for its kind and describe it."""
-    from . import io as mio
-
+    from ..data import io as mio
     if not os.path.exists(path):
         raise InputError("file not found", source=str(path), fix="check the path")
     kind = detect_kind(path)

@@ -62,13 +62,13 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError, MetaevalWarning
+from ..core.errors import InputError, MetaevalWarning
 
 __all__ = ["system_scores", "scores_from_table", "SystemScores", "ScoreReport", "parse_measures",
            "has_fast_path", "ISSUES"]
@@ -538,7 +538,7 @@ class SystemScores:
         """The tidy ``system, query_id, measure, value`` frame (a copy)."""
         return self.frame.copy()
 
-    def subset(self, *, topics=None, systems=None) -> "SystemScores":
+    def subset(self, *, topics=None, systems=None) -> SystemScores:
         """The same scores on fewer topics and/or systems (the report is kept; Judged@k is not recomputed)."""
         ti, tnames = self._topic_index(topics)
         si, snames = self._system_index(systems)
@@ -560,8 +560,7 @@ def _is_pathlike(x) -> bool:
 
 
 def _load_qrels(qrels, what="qrels") -> pd.DataFrame:
-    from . import io as mio
-
+    from ..data import io as mio
     if isinstance(qrels, pd.DataFrame):
         missing = [c for c in ("query_id", "doc_id", "relevance") if c not in qrels.columns]
         if missing:
@@ -580,8 +579,7 @@ def _load_qrels(qrels, what="qrels") -> pd.DataFrame:
 
 
 def _load_runs(runs) -> pd.DataFrame:
-    from . import io as mio
-
+    from ..data import io as mio
     if isinstance(runs, pd.DataFrame):
         df = runs
     elif isinstance(runs, Mapping):
@@ -631,7 +629,7 @@ def _arrow_strings(s: pd.Series, what: str):
             a = None
     if a is None:
         if s.dtype.kind == "f":  # ids that were parsed as numbers: 123.0 -> "123" (NaN: an empty id)
-            from .io import _as_id
+            from ..data.io import _as_id
 
             s = _as_id(s, np.arange(1, len(s) + 1), "<DataFrame>", what)
         s = s.astype("str")  # missing values stay missing
@@ -657,7 +655,7 @@ def _load_dup_map(duplicates_map):
     elif isinstance(duplicates_map, pd.DataFrame):
         df = duplicates_map
     elif _is_pathlike(duplicates_map):
-        from .io import _read_table
+        from ..data.io import _read_table
 
         df, _, _ = _read_table(duplicates_map)
     else:
@@ -1798,8 +1796,7 @@ def scores_from_table(table, *, measures=None, qrels_source=None, topics=None, s
         NaN in the matrices and counted in the report (``missing_cell``). ``.judged`` holds Judged@k
         means when the table has Judged measures.
     """
-    from . import io as mio
-
+    from ..data import io as mio
     det = _Details()
     if isinstance(table, pd.DataFrame) and {"system", "query_id", "measure", "value"} <= set(table.columns) \
             and pd.api.types.is_string_dtype(table["system"].dtype) and table["value"].dtype.kind == "f":

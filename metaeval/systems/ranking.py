@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ._errors import InputError, MetaevalWarning
-from .resample import Units, bootstrap, debiased_bootstrap, make_rng
-from .results import ConfidenceInterval, Estimate, ResultSet
+from ..core.errors import InputError, MetaevalWarning
+from ..core.resample import Units, bootstrap, debiased_bootstrap, make_rng
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement", "pool_bias",
            "RANK_METHODS"]
@@ -517,7 +517,7 @@ def pool_bias(reference_qrels, candidate_qrels, runs, groups, *, measure: str = 
         rank_change_loo, score_filled, rank_filled, rank_change_filled`` (positive change = the run
         moves down when its group's unique documents are missing).
     """
-    from .evaluation import system_scores
+    from ..systems.evaluation import system_scores
 
     runs = runs.copy()
     for c in ("query_id", "doc_id", "run_id"):

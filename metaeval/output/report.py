@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import json
 import os
 import platform
@@ -26,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from .. import __version__
 
 __all__ = ["Report", "to_latex", "versions", "progress"]
 
@@ -201,7 +200,7 @@ class Report:
 
     # ----------------------------------------------------------------------------------------
     def write(self, out) -> Path:
-        from .figures import save
+        from ..output.figures import save
 
         out = Path(out)
         (out / "tables").mkdir(parents=True, exist_ok=True)

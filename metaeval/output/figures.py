@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 from cycler import cycler
 
-from ._errors import InputError
-from .results import FRAME_COLUMNS
+from ..core.errors import InputError
+from ..core.results import FRAME_COLUMNS
 
 __all__ = [
     "OKABE_ITO", "PALETTE", "RATER_COLORS", "STYLE", "STATISTIC_LABELS", "TIE_RULE_LABELS",
@@ -422,7 +422,7 @@ def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xl
 
     t, rl, cl, names = _confusion_input(data, labels)
     k = t.shape[0]
-    from .tables import normalize_counts
+    from ..core.tables import normalize_counts
 
     v = normalize_counts(t, normalize)
     ax = _get_ax(ax, (0.55 * k + 1.6, 0.5 * k + 1.4))
@@ -1099,7 +1099,7 @@ def _fmt_level(v) -> str:
 
 def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_level, rng):
     """Means of ``value`` per group with percentile intervals from one (cluster) bootstrap."""
-    from .resample import Units, bootstrap
+    from ..core.resample import Units, bootstrap
 
     keys = df[gcols].astype(str).agg("\x1f".join, axis=1)
     gnames = _unique(keys)

@@ -21,14 +21,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ._errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
-from .resample import Units, bootstrap, table_units
-from .results import ConfidenceInterval, Estimate, ResultSet
-from .scale import Scale
+from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
+from ..core.resample import Units, bootstrap, table_units
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.scale import Scale
+from .weights import weight_matrix
 
 __all__ = [
     "cohen_kappa", "scott_pi", "pabak", "bennett_s", "gwet_ac1", "gwet_ac2", "observed_agreement",
-    "kappa_max", "matthews_corrcoef", "krippendorff_alpha", "fleiss_kappa", "confusion_matrix",
+    "kappa_max", "matthews_corrcoef", "confusion_matrix",
     "per_class", "binary_metrics", "prevalence_bias_index", "kappa_at_prevalence", "threshold_agreement",
     "agreement_report", "agreement_by", "agreement_difference", "weight_matrix", "TableData", "prepare_table",
 ]
@@ -51,8 +52,8 @@ class TableData:
 
 def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None) -> TableData:
     """Normalize the accepted input forms to a pooled table plus resampling units."""
-    from .alignment import Paired
-    from .tables import contingency
+    from ..core.tables import contingency
+    from ..data.alignment import Paired
 
     if table is not None:
         if x is not None or y is not None:
@@ -132,28 +133,6 @@ def _counts(t):
         raise InputError("table= must hold integer counts (for weighted designs use metaeval's design functions)",
                          source="<table>")
     return np.round(t).astype(np.int64)
-
-
-def weight_matrix(weights, k: int, levels=None) -> np.ndarray:
-    """Agreement weights w (w_ii = 1): None/"identity", "linear", "quadratic", or a K×K matrix.
-
-    Linear: 1 − |i − j|/(K − 1); quadratic: 1 − (i − j)²/(K − 1)² (Cohen 1968), on level *indices*.
-    """
-    if weights is None or (isinstance(weights, str) and weights in ("identity", "unweighted", "none")):
-        return np.eye(k)
-    if isinstance(weights, str):
-        i, j = np.indices((k, k))
-        if weights == "linear":
-            return 1 - np.abs(i - j) / (k - 1)
-        if weights == "quadratic":
-            return 1 - (i - j) ** 2 / (k - 1) ** 2
-        raise ValueError(f"weights must be None, 'linear', 'quadratic' or a KxK matrix, got {weights!r}")
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (k, k):
-        raise ValueError(f"weights must be {k}x{k}, got shape {w.shape}")
-    if not np.allclose(np.diag(w), 1):
-        raise ValueError("agreement weights must have 1 on the diagonal (pass agreement, not disagreement, weights)")
-    return w
 
 
 # --------------------------------------------------------------------------------------------
@@ -499,7 +478,7 @@ def confusion_matrix(x=None, y=None, *, table=None, scale=None, normalize=None) 
     ``normalize``: None (counts), ``"row"`` (each reference level sums to 1: per-class recall on the
     diagonal), ``"column"`` (precision on the diagonal) or ``"all"``.
     """
-    from .tables import normalize_counts
+    from ..core.tables import normalize_counts
 
     td = prepare_table(x, y, table=table, scale=scale)
     t = normalize_counts(td.table, normalize)
@@ -740,161 +719,6 @@ def threshold_agreement(x=None, y=None, *, table=None, scale=None, cluster=None,
     return out
 
 
-def _coincidence_units(data, levels=None):
-    """Per-item coincidence contributions from a raters × items array (NaN = missing)."""
-    a = np.asarray(data, dtype=float)
-    if a.ndim != 2:
-        raise InputError(f"reliability data must be raters × items (2-D), got {a.ndim}-D")
-    vals = np.unique(a[~np.isnan(a)]) if levels is None else np.asarray(levels, dtype=float)
-    if len(vals) < 1:
-        raise InputError("no values in the reliability data")
-    present = ~np.isnan(a)
-    idx = np.clip(np.searchsorted(vals, a), 0, len(vals) - 1)
-    bad = present & (vals[idx] != a)
-    if bad.any():
-        raise InputError(f"values not among levels=: {np.unique(a[bad]).tolist()}",
-                         fix="declare every value in levels=, or clean the data")
-    idx = np.where(present, idx, -1)
-    v = len(vals)
-    counts = np.zeros((a.shape[1], v))
-    for r in range(a.shape[0]):
-        ok = idx[r] >= 0
-        np.add.at(counts, (np.flatnonzero(ok), idx[r][ok]), 1)
-    m = counts.sum(axis=1)
-    pairable = m >= 2
-    counts, m = counts[pairable], m[pairable]
-    contrib = (counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(v)[None]) / (m - 1)[:, None, None]
-    return contrib.reshape(len(counts), v * v), vals, pairable
-
-
-def krippendorff_alpha(data, *, level="nominal", item=None, rater=None, value=None, levels=None, cluster=None,
-                       ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
-    """Krippendorff's alpha for any number of raters, with missing values (Krippendorff 2011).
-
-    α = 1 − D_o/D_e from the coincidence matrix o_ck = Σ_u (pairs c–k in unit u)/(m_u − 1);
-    δ² nominal, ordinal (from the marginals), interval or ratio. Units with fewer than two values
-    are left out. The bootstrap resamples units (items), or clusters of items.
-
-    Parameters
-    ----------
-    data : array (raters × items, NaN = missing), a long DataFrame, or a Paired
-        The layout of the ``krippendorff`` package; a long frame needs ``item``, ``rater`` and
-        ``value`` column names.
-    level : {"nominal", "ordinal", "interval", "ratio"}
-    levels : sequence, optional
-        All possible values (matters for ordinal alpha only through unused levels: none).
-    cluster : array-like (one per item, in column order) or str (a column of the long frame)
-
-    Validated against the ``krippendorff`` package and Krippendorff's (2011) reliability-data
-    example (nominal 0.743, ordinal 0.815, interval 0.849, ratio 0.797).
-    """
-    from .alignment import Paired
-
-    cl = None
-    if isinstance(data, Paired):
-        arr = np.vstack([data.reference, data.candidate])
-        cl = data._column(cluster) if cluster is not None else None
-    elif isinstance(data, pd.DataFrame):
-        if item is None or rater is None or value is None:
-            raise ValueError("a long DataFrame needs item=, rater= and value= column names")
-        wide = data.pivot_table(index=rater, columns=item, values=value, aggfunc="first", sort=True)
-        arr = wide.to_numpy(dtype=float)
-        if cluster is not None:
-            cmap = data.groupby(item)[cluster].first() if isinstance(cluster, str) else None
-            if cmap is None:
-                raise ValueError("with a long DataFrame, cluster must be a column name")
-            cl = cmap.reindex(wide.columns).to_numpy()
-    else:
-        arr = np.asarray(data, dtype=float)
-        cl = None if cluster is None else np.asarray(cluster)
-    X, vals, pairable = _coincidence_units(arr, levels)
-    n_pairable = int(pairable.sum())
-    v = len(vals)
-    if cl is not None:
-        cl = np.asarray(cl)[pairable]
-        _, cid = np.unique(cl, return_inverse=True)
-        Xc = np.zeros((cid.max() + 1, X.shape[1]))
-        np.add.at(Xc, cid, X)
-        units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
-    else:
-        # group identical contributions (rounded only to find them; the exact rows are kept)
-        _, first, inv = np.unique(np.round(X, 12), axis=0, return_index=True, return_inverse=True)
-        units = Units(X[first], np.bincount(inv.ravel(), minlength=len(first)), kind="items")
-
-    def kern(S):
-        o = np.asarray(S, dtype=float).reshape(-1, v, v)
-        return _alpha_from_coincidence(o, vals, level)
-
-    td = TableData(np.zeros((2, 2)), units, Scale.infer(vals) if v > 1 else Scale((0, 1)), n_pairable)
-    name = f"krippendorff_alpha_{level}"
-    est = _run(kern, td, name, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-               rng=rng, warn_names=[])[0]
-    if np.isnan(est.estimate):
-        warnings.warn(f"{name} is undefined: no variation in the values (expected disagreement is 0)",
-                      UndefinedStatisticWarning, stacklevel=2)
-    return est
-
-
-def fleiss_kappa(ratings=None, *, counts=None, cluster=None, ci_method="bca", n_resamples=2000,
-                 confidence_level=0.95, rng=None) -> Estimate:
-    """Fleiss' kappa for n raters per subject (Fleiss 1971).
-
-    P_i = (Σ_j n_ij² − n)/(n(n − 1)), P̄ = mean P_i, p_j = Σ_i n_ij/(N n), P̄_e = Σ p_j²,
-    κ = (P̄ − P̄_e)/(1 − P̄_e). Subjects are the resampling units.
-
-    Parameters
-    ----------
-    ratings : array (subjects × raters) of labels, NaN not allowed
-    counts : array (subjects × categories), alternatively
-        How many raters put each subject in each category; every row must sum to the same n.
-
-    Validated against statsmodels' ``fleiss_kappa`` and Fleiss (1971), whose diagnoses example gives 0.430.
-    """
-    if (ratings is None) == (counts is None):
-        raise ValueError("pass ratings (subjects × raters) or counts= (subjects × categories)")
-    if counts is None:
-        r = np.asarray(ratings, dtype=float)
-        if r.ndim != 2 or np.isnan(r).any():
-            raise InputError("ratings must be a complete subjects × raters array (no missing values)",
-                             fix="use krippendorff_alpha for missing ratings")
-        cats, idx = np.unique(r, return_inverse=True)
-        idx = idx.reshape(r.shape)
-        cnt = np.zeros((r.shape[0], len(cats)))
-        for j in range(r.shape[1]):
-            np.add.at(cnt, (np.arange(r.shape[0]), idx[:, j]), 1)
-    else:
-        cnt = np.asarray(counts, dtype=float)
-    n_r = cnt.sum(axis=1)
-    if cnt.ndim != 2 or len(cnt) == 0 or not np.allclose(n_r, n_r[0]) or n_r[0] < 2:
-        raise InputError("every subject needs the same number (≥ 2) of ratings",
-                         fix="use krippendorff_alpha for unequal numbers of ratings")
-    n = n_r[0]
-    k = cnt.shape[1]
-    P = ((cnt**2).sum(axis=1) - n) / (n * (n - 1))
-    X = np.hstack([cnt, P[:, None], np.ones((len(cnt), 1))])
-    if cluster is not None:
-        _, cid = np.unique(np.asarray(cluster), return_inverse=True)
-        Xc = np.zeros((cid.max() + 1, X.shape[1]))
-        np.add.at(Xc, cid, X)
-        units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
-    else:
-        uniq, inv = np.unique(X, axis=0, return_inverse=True)
-        units = Units(uniq, np.bincount(inv.ravel(), minlength=len(uniq)), kind="items")
-
-    def kern(S):
-        S = np.asarray(S, dtype=float)
-        N = S[:, -1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pbar = S[:, -2] / N
-            pj = S[:, :k] / (N * n)[:, None]
-            pe = (pj**2).sum(axis=1)
-        return _coef(pbar, pe)
-
-    td = TableData(np.zeros((2, 2)), units, Scale((0, 1)), len(cnt))
-    return _run(kern, td, "fleiss_kappa", n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng, warn_names=[])[0]
-
-
 # --------------------------------------------------------------------------------------------
 # the report: every coefficient side by side, from one set of replicates
 # --------------------------------------------------------------------------------------------
@@ -954,14 +778,14 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     kwargs
         Passed to :func:`agreement_report` (``cluster``, ``ci_method``, ``n_resamples``, ``rng`` ...).
     """
-    from .alignment import Paired
+    from ..data.alignment import Paired
 
     if not isinstance(paired, Paired):
         raise TypeError("agreement_by needs a Paired (from metaeval.align)")
     by = [by] if isinstance(by, str) else list(by)
     frames, small = [], []
     rng = kwargs.pop("rng", None)
-    from .resample import make_rng
+    from ..core.resample import make_rng
     gen, _ = make_rng(rng)
     for key, idx in paired.data.groupby(by, sort=True).indices.items():
         key = key if isinstance(key, tuple) else (key,)
@@ -1005,7 +829,7 @@ def _table_kernel(statistic, k, weights):
 
 
 def _side_frame(p, name, cluster):
-    from .alignment import Paired
+    from ..data.alignment import Paired
 
     if isinstance(p, Paired):
         df = p.data[list(p.on)].astype("str").copy()
@@ -1051,7 +875,7 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
         two-sided bootstrap p-value of H0: no difference (twice the smaller share of replicates on
         either side of 0, which inverts the percentile interval).
     """
-    from .resample import bootstrap as _boot
+    from ..core.resample import bootstrap as _boot
 
     fa, keys_a, scale_a = _side_frame(a, "a", cluster)
     fb, keys_b, scale_b = _side_frame(b, "b", cluster)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["Scale"]
 
@@ -96,7 +96,7 @@ class Scale:
         hit = lv[order][pos] == vals
         return np.where(hit, order[pos], -1).astype(np.int64)
 
-    def binarize(self, threshold, names=("not relevant", "relevant")) -> "Scale":
+    def binarize(self, threshold, names=("not relevant", "relevant")) -> Scale:
         """The binary scale ``label >= threshold`` (UMBRELA merges 0-1 and 2-3 with ``threshold=2``)."""
         if self.kind == "nominal":
             raise ValueError("a nominal scale has no order to binarize by threshold; use map()")
@@ -109,7 +109,7 @@ class Scale:
         """Every binarization threshold of an ordinal scale (for 0-3: 1, 2, 3, i.e. 0|123, 01|23, 012|3)."""
         return list(self.levels[1:])
 
-    def merge(self, mapping: Mapping, *, kind: str | None = None, names: Sequence[str] | None = None) -> "Scale":
+    def merge(self, mapping: Mapping, *, kind: str | None = None, names: Sequence[str] | None = None) -> Scale:
         """A coarser scale given by a map from every level to a new level."""
         missing = [v for v in self.levels if v not in mapping]
         if missing:
@@ -128,7 +128,7 @@ class Scale:
         return out
 
     @classmethod
-    def infer(cls, *arrays, kind: str = "ordinal") -> "Scale":
+    def infer(cls, *arrays, kind: str = "ordinal") -> Scale:
         """The scale of the distinct non-missing values seen in the arrays."""
         vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
         levels = np.unique(vals[~np.isnan(vals)])

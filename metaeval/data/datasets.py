@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._errors import InputError
+from ..core.errors import InputError
 
 __all__ = ["names", "path", "load", "Dataset"]
 
@@ -74,7 +74,7 @@ def path(name: str) -> Path:
 
 
 def _read_tab(p: Path) -> pd.DataFrame:
-    from .io import _read_table
+    from ..data.io import _read_table
 
     df, _, _ = _read_table(p, "tsv" if p.name.endswith((".tsv", ".tsv.gz")) else "csv")
     return df
@@ -106,8 +106,7 @@ def load(name: str) -> Dataset:
     ``rubric_like``: ``scores`` (long: one row per rater and sample).
     ``battles_like``: ``battles`` (normalized outcomes, human and judge rows).
     """
-    from . import io as mio
-
+    from ..data import io as mio
     folder = path(name)
     tables = {}
     for key, fname in _FILES[name].items():

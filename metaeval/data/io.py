@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError
+from ..core.errors import InputError
 
 __all__ = [
     "read_qrels",

@@ -54,9 +54,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._errors import InputError, MetaevalWarning, UndefinedStatisticWarning
-from .resample import Units, bootstrap, make_rng
-from .results import FRAME_COLUMNS, ConfidenceInterval, Estimate, ResultSet
+from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
+from ..core.resample import Units, bootstrap, make_rng
+from ..core.results import FRAME_COLUMNS, ConfidenceInterval, Estimate, ResultSet
 
 __all__ = [
     "TIE_RULES", "win_rates", "head_to_head", "pairwise_agreement", "seen_unseen_agreement",
@@ -231,7 +231,7 @@ def _prepare(battles, *, item="item_id", model_a="model_a", model_b="model_b", o
         known = vals.map(lambda v: _CODE.get(v, -1) if isinstance(v, str) else -1).to_numpy()
         need_norm = (known < 0) & ~isna
         if need_norm.any():
-            from .io import _normalize_outcomes
+            from ..data.io import _normalize_outcomes
 
             lines = np.arange(len(df)) + 2
             norm = _normalize_outcomes(vals.where(~isna, None), lines, "<DataFrame>", outcome, None)

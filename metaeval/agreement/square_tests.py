@@ -12,15 +12,15 @@ items clustered by topic or prompt, the p-values are too small.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ._errors import UndefinedStatisticWarning
-from .agreement import prepare_table
+from ..agreement.coefficients import prepare_table
+from ..core.errors import UndefinedStatisticWarning
 
 __all__ = ["SquareTestResult", "stuart_maxwell", "bowker"]
 

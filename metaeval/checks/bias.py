@@ -40,10 +40,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ._errors import InputError, MetaevalWarning
-from .resample import (CI_METHODS, Units, bootstrap, ci_from_replicates, cluster_correction_factor,
-                       make_rng)
-from .results import ConfidenceInterval, Estimate, ResultSet
+from ..core.errors import InputError, MetaevalWarning
+from ..core.resample import CI_METHODS, Units, bootstrap, ci_from_replicates, cluster_correction_factor, make_rng
+from ..core.results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["length_bias", "prefer_longer", "self_enhancement", "rank_change", "BiasResult",
            "RankChangeResult", "length_by_label"]
@@ -140,7 +139,7 @@ def _result(test, results: ResultSet, tables=None, n=0, notes=(), fits=None, see
 
 def _frame(data, reference, candidate, what):
     """A DataFrame plus the reference/candidate column names (a Paired maps to its columns)."""
-    from .alignment import Paired
+    from ..data.alignment import Paired
 
     if isinstance(data, Paired):
         df = data.data
@@ -416,7 +415,7 @@ def _partial_spearman(length, cand, ref, covs: pd.DataFrame, groups, *, ci_metho
         # jackknife over clusters (items without clusters): leave each out with weight 0
         jack = _partial_spearman_reps(V, lambda s, b: (cid[None, :] != np.arange(s, s + b)[:, None]).astype(float),
                                       n_cl, chunk)
-        from .resample import _acceleration
+        from ..core.resample import _acceleration
         accel = _acceleration(jack[:, None], np.ones(n_cl))
     low, high, _ = ci_from_replicates(r, reps[:, None], method=method, confidence_level=confidence_level,
                                       accel=accel)

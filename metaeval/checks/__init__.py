@@ -1,0 +1,1 @@
+"""Checks on a judge: bias tests, sensitivity scenarios and the design of validation samples."""

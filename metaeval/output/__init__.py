@@ -1,0 +1,1 @@
+"""What readers see: figures, reports (Markdown, HTML, LaTeX, JSON), study files and the demo."""
