@@ -1,0 +1,387 @@
+"""The registry of statistics: each statistic of metaeval is declared here once.
+
+A :class:`Statistic` says what a statistic is called, what it is a function of (a K×K contingency
+table, or per-item counts of many raters), its vectorized kernel on those sufficient statistics,
+when it is defined, its default weights, its analytic variance where one exists, and the
+independent implementation it is tested against. Every consumer — the public functions,
+``agreement_report``, ``agreement_by``, ``agreement_difference``, ``sensitivity``, the validation
+design, the study runner and the figures — looks statistics up here; nothing else keeps a map of
+names to kernels.
+
+Adding a coefficient is one :func:`register` call next to its kernel (see
+``metaeval/agreement/kernels.py``) plus its reference test; ``tests/test_registry.py`` then checks
+that it gives the same value through every consumer.
+
+Names
+-----
+A statistic is looked up by its name, optionally with its weights (agreement weights for the kappa
+family, the level of measurement for Krippendorff's alpha) as a suffix:
+``cohen_kappa``, ``cohen_kappa_quadratic``, ``gwet_ac2`` (quadratic by default),
+``gwet_ac2_linear``, ``krippendorff_alpha_interval``. :func:`resolve` turns any of these into a
+:class:`BoundStatistic` (the declaration plus its weights); its :attr:`BoundStatistic.name` is the
+canonical name reports print (the suffix appears only when the weights differ from no weights, and
+for Krippendorff's alpha always).
+
+Examples
+--------
+>>> from metaeval.core import registry
+>>> b = registry.resolve("gwet_ac2")
+>>> b.statistic.name, b.weights, b.name
+('gwet_ac2', 'quadratic', 'gwet_ac2')
+>>> registry.resolve("cohen_kappa", weights="linear").name
+'cohen_kappa_linear'
+>>> "scott_pi" in registry.names(family="table")
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Statistic", "BoundStatistic", "register", "get", "resolve", "names", "statistics", "UNDEFINED_PE_TOL"]
+
+#: Chance agreement within this distance of 1 makes a chance-corrected coefficient undefined
+#: (κ = (p_o − p_e)/(1 − p_e) with a zero denominator). One tolerance for the whole package.
+UNDEFINED_PE_TOL = 1e-12
+
+#: modules that declare statistics (imported on the first lookup)
+_PROVIDERS = ("metaeval.agreement.kernels", "metaeval.agreement.multirater")
+
+_REGISTRY: dict[str, Statistic] = {}
+_loaded = False
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """The declaration of one statistic.
+
+    Parameters
+    ----------
+    name : str
+        The name used everywhere (results, reports, study files), e.g. ``"cohen_kappa"``.
+    label : str
+        How a reader sees it in tables and figures, e.g. ``"Cohen's κ"``.
+    family : {"table", "multirater"}
+        What the kernel is a function of: ``"table"`` — a K×K contingency table of two raters
+        (rows: reference, columns: candidate), flattened to K² cells; ``"multirater"`` — per-item
+        counts of many raters (see :mod:`metaeval.agreement.multirater`).
+    kernel : callable
+        A factory ``kernel(k, w, levels, **params) -> f`` where ``f`` maps an array ``(b, D)`` of
+        sufficient statistics to ``(b,)`` values (or ``(b, m)`` for a vector statistic), fully
+        vectorized over b (the resampling engine passes thousands of replicates at once).
+    weights : {"agreement", "level"} or None
+        What the statistic's weights are: agreement weights (a K×K matrix or a named scheme of
+        :func:`metaeval.agreement.weights.weight_matrix`), a level of measurement (Krippendorff's
+        alpha: nominal, ordinal, interval, ratio), or None when it takes none.
+    default_weights : str or None
+        The weights used when none are given (``"identity"`` for Cohen's kappa, ``"quadratic"`` for
+        Gwet's AC2, the scale's kind for Krippendorff's alpha: ``"scale"``).
+    analytic : str or None
+        ``"module:function"`` of the analytic variance ``f(table, w) -> AnalyticResult`` (see
+        :mod:`metaeval.agreement.analytic`), or None when only resampling gives an interval.
+    components : callable or None
+        For a vector statistic, ``components(k, labels) -> list of names`` of its entries.
+    defined : str
+        When the statistic is defined (documentation; undefined values are NaN with a warning).
+    warn_undefined : bool
+        Whether a NaN estimate gets an :class:`~metaeval.UndefinedStatisticWarning` naming why.
+    symmetric : bool
+        Whether it is unchanged when reference and candidate swap (the registry test checks it).
+    needs_binary : bool
+        Whether it needs K = 2.
+    reference : str
+        The independent implementation or published table it is tested against.
+    public : str or None
+        The public function of ``metaeval`` that computes it.
+
+    Returns
+    -------
+    Statistic
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.get("scott_pi").label
+    "Scott's π"
+    """
+
+    name: str
+    label: str
+    family: str
+    kernel: Callable
+    weights: str | None = None
+    default_weights: str | None = None
+    analytic: str | None = None
+    components: Callable | None = None
+    defined: str = ""
+    warn_undefined: bool = False
+    symmetric: bool = True
+    needs_binary: bool = False
+    reference: str = ""
+    public: str | None = None
+    params: tuple = field(default=())
+
+    def analytic_function(self) -> Callable | None:
+        """The analytic-variance function, imported on demand (None when there is none).
+
+        Returns
+        -------
+        callable or None
+
+        Examples
+        --------
+        >>> from metaeval.core import registry
+        >>> registry.get("kappa_max").analytic_function() is None
+        True
+        """
+        if self.analytic is None:
+            return None
+        mod, fn = self.analytic.split(":")
+        return getattr(importlib.import_module(mod), fn)
+
+
+@dataclass(frozen=True)
+class BoundStatistic:
+    """A statistic with its weights fixed: what a consumer evaluates.
+
+    Parameters
+    ----------
+    statistic : Statistic
+    weights : str, numpy.ndarray or None
+        Agreement weights (name or K×K matrix) or the level of measurement; None when the
+        statistic takes none.
+
+    Returns
+    -------
+    BoundStatistic
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> b = registry.resolve("cohen_kappa_quadratic")
+    >>> f = b.kernel(2)
+    >>> round(float(f([[40, 10, 10, 40]])[0]), 4)
+    0.6
+    """
+
+    statistic: Statistic
+    weights: object = None
+    params: tuple = ()
+
+    @property
+    def name(self) -> str:
+        """The canonical name, with the weights as a suffix where they matter."""
+        s = self.statistic
+        if s.weights == "level":
+            return f"{s.name}_{self.weights}"
+        if s.weights is None or self.weights is None:
+            return s.name
+        wname = self.weights if isinstance(self.weights, str) else "weighted"
+        if wname == s.default_weights or (wname in ("identity", "unweighted", "none") and
+                                          s.default_weights in (None, "identity")):
+            return s.name
+        return f"{s.name}_{wname}"
+
+    @property
+    def label(self) -> str:
+        """The reader-facing label, with the weights in brackets where they matter."""
+        s = self.statistic
+        if self.name == s.name:
+            return s.label
+        wname = self.weights if isinstance(self.weights, str) else "custom weights"
+        return f"{s.label} ({wname})"
+
+    def weight_matrix(self, k: int, levels=None) -> np.ndarray | None:
+        """The K×K agreement weights (None for statistics without agreement weights)."""
+        if self.statistic.weights != "agreement":
+            return None
+        from ..agreement.weights import weight_matrix
+
+        return weight_matrix(self.weights, k, levels)
+
+    def kernel(self, k: int, levels=None) -> Callable[[np.ndarray], np.ndarray]:
+        """The vectorized kernel for a K-level scale (``levels`` default 0..K−1)."""
+        if levels is None:
+            levels = np.arange(k, dtype=float)
+        levels = np.asarray(levels, dtype=float)
+        s = self.statistic
+        if s.weights == "agreement":
+            w = self.weight_matrix(k, levels)
+        elif s.weights == "level":
+            w = self.weights
+        else:
+            w = np.eye(k)
+        return s.kernel(k, w, levels, **dict(self.params))
+
+    def components(self, k: int, labels=None) -> list[str]:
+        """Names of the entries the kernel returns (one name for a scalar statistic)."""
+        if self.statistic.components is None:
+            return [self.name]
+        return list(self.statistic.components(k, list(labels) if labels is not None else list(range(k)),
+                                              **dict(self.params)))
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for mod in _PROVIDERS:
+            importlib.import_module(mod)
+
+
+def register(statistic: Statistic) -> Statistic:
+    """Declare a statistic (called once, next to its kernel).
+
+    Parameters
+    ----------
+    statistic : Statistic
+
+    Returns
+    -------
+    Statistic
+        The same object, so that ``X = register(Statistic(...))`` reads naturally.
+
+    Raises
+    ------
+    ValueError
+        When the name is taken by another declaration.
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.register(registry.get("cohen_kappa")) is registry.get("cohen_kappa")
+    True
+    """
+    old = _REGISTRY.get(statistic.name)
+    if old is not None and old is not statistic:
+        raise ValueError(f"statistic {statistic.name!r} is declared twice")
+    _REGISTRY[statistic.name] = statistic
+    return statistic
+
+
+def get(name: str) -> Statistic:
+    """The declaration of a statistic by its exact name.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Statistic
+
+    Raises
+    ------
+    ValueError
+        Naming the known statistics (and the nearest one) when ``name`` is unknown.
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.get("gwet_ac1").reference.startswith("irrCAC")
+    True
+    """
+    _load()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        import difflib
+
+        near = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise ValueError(f"unknown statistic {name!r}{hint}; known: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def resolve(name: str, weights=None, **params) -> BoundStatistic:
+    """A statistic with its weights, from a plain or suffixed name.
+
+    Parameters
+    ----------
+    name : str
+        ``"cohen_kappa"``, ``"cohen_kappa_linear"``, ``"gwet_ac2"``, ``"krippendorff_alpha_ordinal"`` ...
+    weights : str or array, optional
+        Overrides the suffix. When neither is given the declaration's default applies.
+    **params
+        Parameters of parameterized statistics (e.g. ``prevalence=`` of ``kappa_at_prevalence``).
+
+    Returns
+    -------
+    BoundStatistic
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.resolve("krippendorff_alpha_interval").weights
+    'interval'
+    >>> registry.resolve("cohen_kappa").name
+    'cohen_kappa'
+    """
+    _load()
+    stat = _REGISTRY.get(name)
+    suffix = None
+    if stat is None:
+        for cand in sorted(_REGISTRY, key=len, reverse=True):
+            if name.startswith(cand + "_") and _REGISTRY[cand].weights is not None:
+                stat, suffix = _REGISTRY[cand], name[len(cand) + 1:]
+                break
+    if stat is None:
+        get(name)  # raises with the list of names
+    if weights is None:
+        weights = suffix
+    if stat.weights is None:
+        if weights is not None and not (isinstance(weights, str) and weights in ("identity", "unweighted", "none")):
+            raise ValueError(f"{stat.name} takes no weights, got {weights!r}")
+        weights = None
+    elif weights is None:
+        weights = stat.default_weights
+    missing = [p for p in stat.params if p not in params]
+    if missing:
+        raise ValueError(f"{stat.name} needs {', '.join(f'{p}=' for p in missing)}")
+    return BoundStatistic(stat, weights, tuple(sorted(params.items())))
+
+
+def names(family: str | None = None) -> list[str]:
+    """Names of the registered statistics (of one family), in declaration order.
+
+    Parameters
+    ----------
+    family : str, optional
+        ``"table"`` or ``"multirater"``.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.names("table")[:2]
+    ['observed_agreement', 'cohen_kappa']
+    """
+    _load()
+    return [n for n, s in _REGISTRY.items() if family is None or s.family == family]
+
+
+def statistics(family: str | None = None) -> Sequence[Statistic]:
+    """The registered declarations (of one family), in declaration order.
+
+    Parameters
+    ----------
+    family : str, optional
+
+    Returns
+    -------
+    list of Statistic
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> all(s.family == "table" for s in registry.statistics("table"))
+    True
+    """
+    _load()
+    return [s for s in _REGISTRY.values() if family is None or s.family == family]
