@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,21 @@ import scipy.stats as sps
 
 import metaeval
 from metaeval.agreement.coefficients import _kappa_kernel
-from metaeval.core.resample import Units, _acceleration, _draw, bootstrap, ci_from_replicates, make_rng, table_units
+from metaeval.core.errors import SmallSampleWarning, UndefinedStatisticWarning
+from metaeval.core.resample import (
+    MIN_CLUSTERS,
+    BootstrapResult,
+    Units,
+    _acceleration,
+    _draw,
+    bootstrap,
+    bootstrap_pvalue,
+    ci_from_replicates,
+    cluster_correction_factor,
+    debiased_bootstrap,
+    make_rng,
+    table_units,
+)
 
 REF = Path(__file__).resolve().parent / "reference"
 TABLES = {t["name"]: np.asarray(t["counts"], dtype=np.int64)
@@ -385,10 +400,9 @@ def make_rng_reports_a_reproducing_seed_test():
     assert gen.random() == np.random.default_rng(seed).random()
     gen2, seed2 = make_rng(12)
     assert seed2 == 12 and gen2.random() == np.random.default_rng(12).random()
-    g = np.random.default_rng(1)
-    assert make_rng(g) == (g, None)
-    with pytest.raises(TypeError):
-        make_rng("42")
+    for bad in ("42", 4.2, True, np.random.RandomState(0)):
+        with pytest.raises(TypeError):
+            make_rng(bad)
     t = TABLES["k4_trec_relevance"]
     first = bootstrap(kappa_kernel(4), table_units(t), n_resamples=500, rng=None)
     again = bootstrap(kappa_kernel(4), table_units(t), n_resamples=500, rng=first.seed)
@@ -397,6 +411,205 @@ def make_rng_reports_a_reproducing_seed_test():
     e1 = metaeval.cohen_kappa(table=t, n_resamples=300)
     e2 = metaeval.cohen_kappa(table=t, n_resamples=300, rng=e1.seed)
     assert e1.seed is not None and e1.ci == e2.ci
+
+
+def make_rng_records_a_seed_from_a_generator_test():
+    """A Generator yields an int seed drawn from it (numpy's Generator.integers); the same Generator
+    state gives the same seed, the Generator advances, and the seed alone reproduces the draws."""
+    g = np.random.default_rng(1)
+    gen, seed = make_rng(g)
+    expect = int(np.random.default_rng(1).integers(0, np.iinfo(np.int64).max))
+    assert isinstance(seed, int) and seed == expect
+    assert gen is not g and gen.random() == np.random.default_rng(seed).random()
+    _, seed_next = make_rng(g)             # the caller's Generator moved on: a new seed
+    assert seed_next != seed
+
+
+def generator_seed_reproduces_replicates_test():
+    t = TABLES["k4_trec_relevance"]
+    k = kappa_kernel(4)
+    a = bootstrap(k, table_units(t), n_resamples=300, rng=np.random.default_rng(5))
+    b = bootstrap(k, table_units(t), n_resamples=300, rng=np.random.default_rng(5))     # same state
+    assert isinstance(a.seed, int) and a.seed == b.seed
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+    c = bootstrap(k, table_units(t), n_resamples=300, rng=a.seed)                        # the int alone
+    np.testing.assert_array_equal(a.replicates, c.replicates)
+    assert (a.low[0], a.high[0]) == (c.low[0], c.high[0])
+    # debiased_bootstrap takes the same path
+    ct = np.array([np.random.default_rng(i).multinomial(50, [0.4, 0.1, 0.1, 0.4]) for i in range(12)])
+    units = Units(ct, np.ones(12, dtype=np.int64), kind="clusters")
+    d1 = debiased_bootstrap(kappa_kernel(2), units, n_resamples=200, n_outer=10, n_inner=20,
+                            rng=np.random.default_rng(9))
+    d2 = debiased_bootstrap(kappa_kernel(2), units, n_resamples=200, n_outer=10, n_inner=20, rng=d1.seed)
+    assert isinstance(d1.seed, int)
+    np.testing.assert_array_equal(d1.replicates, d2.replicates)
+    assert (d1.low[0], d1.high[0]) == (d2.low[0], d2.high[0])
+    assert d1.extra["cluster_correction"] == cluster_correction_factor(12)
+
+
+# =============================================================================================
+# point estimate only (ci_method=None)
+# =============================================================================================
+
+def point_estimate_draws_nothing_test():
+    t = TABLES["k4_trec_relevance"]
+    g = np.random.default_rng(3)
+    state = g.bit_generator.state
+    calls = []
+
+    def stat(S):
+        calls.append(len(S))
+        return kappa_kernel(4)(S)
+
+    res = bootstrap(stat, table_units(t), ci_method=None, n_resamples=10**9, rng=g)
+    assert calls == [1]                                  # the statistic ran once, on the data
+    assert g.bit_generator.state == state                # no randomness consumed
+    assert res.method == "none" and res.n_resamples == 0 and res.replicates is None and res.seed is None
+    assert np.isnan(res.low).all() and np.isnan(res.high).all() and np.isnan(res.se).all()
+    full = bootstrap(kappa_kernel(4), table_units(t), n_resamples=50, rng=0)
+    assert res.theta_hat[0] == full.theta_hat[0]
+    assert np.isnan(res.pvalue(0.0)).all()
+    (e,) = res.estimates("kappa", n=int(t.sum()), pvalues=res.pvalue(0.0))
+    assert e.ci.method == "none" and np.isnan(e.ci.low) and e.pvalue is None and e.replicates is None
+    assert e.n_resamples == 0 and e.seed is None and e.estimate == full.theta_hat[0]
+    with pytest.raises(TypeError):
+        bootstrap(stat, table_units(t), ci_method=None, rng="0")
+    # few clusters: no interval, so no warning
+    ct = np.array([[[5, 1], [2, 6]]] * 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bootstrap(kappa_kernel(2), table_units(None, cluster_tables=ct), ci_method=None)
+
+
+# =============================================================================================
+# the bootstrap p-value and replicates -> Estimate
+# =============================================================================================
+
+def bootstrap_pvalue_by_hand_test():
+    reps = np.array([-0.2, 0.0, 0.1, 0.3, 0.5, np.nan, 0.7, 0.9, 1.1, 1.3])    # 9 defined
+    # two-sided: #{<= 0} = 2, #{>= 0} = 8 of 9 -> 2 * 2/9
+    assert bootstrap_pvalue(reps) == pytest.approx(4 / 9, abs=1e-15)
+    assert bootstrap_pvalue(reps, alternative="greater") == pytest.approx(2 / 9, abs=1e-15)
+    assert bootstrap_pvalue(reps, alternative="less") == pytest.approx(8 / 9, abs=1e-15)
+    # null 0.6: 5 at or below, 4 at or above
+    assert bootstrap_pvalue(reps, 0.6) == pytest.approx(min(1, 2 * 4 / 9), abs=1e-15)
+    assert bootstrap_pvalue(np.zeros(7)) == 1.0
+    assert np.isnan(bootstrap_pvalue(np.full(4, np.nan)))
+    assert np.isnan(bootstrap_pvalue(None))
+    two = np.column_stack([reps, reps - 1])
+    np.testing.assert_allclose(bootstrap_pvalue(two, [0.0, -1.0]), [4 / 9, 4 / 9], atol=1e-15)
+    with pytest.raises(ValueError):
+        bootstrap_pvalue(reps, alternative="two")
+    # the method on a result: per column, for one column, with a vector null
+    with pytest.warns(UndefinedStatisticWarning, match="1 of 10 bootstrap replicates are undefined"):
+        r = BootstrapResult.from_replicates([0.5, -0.5], two, ci_method="percentile", n_units=9)
+    assert list(r.n_nan) == [1, 1]
+    np.testing.assert_allclose(r.pvalue(0.0), [4 / 9, bootstrap_pvalue(reps - 1, 0.0)], atol=1e-15)
+    assert r.pvalue(-1.0, j=1)[0] == pytest.approx(4 / 9, abs=1e-15)
+    assert r.pvalue([0.0, -1.0], j=1)[0] == pytest.approx(4 / 9, abs=1e-15)
+
+
+def estimates_carry_every_field_test():
+    """estimates() against the BootstrapResult it comes from, field by field (a cluster bootstrap,
+    so the widening factor travels too)."""
+    rng = np.random.default_rng(4)
+    ct = np.array([rng.multinomial(80, [0.45, 0.1, 0.05, 0.4]) for _ in range(15)]).reshape(15, 2, 2)
+    units = table_units(None, cluster_tables=ct)
+
+    def stat(S):
+        k = kappa_kernel(2)(S)
+        return np.column_stack([k, S[:, 3] / S.sum(axis=1), k - 0.5])
+
+    res = bootstrap(stat, units, n_resamples=400, rng=11)
+    p = res.pvalue([0.0, 0.0, 0.0])
+    ests = res.estimates({0: "kappa", 2: "kappa_minus_half"}, n=[1200, 1200], pvalues=[p[0], None],
+                         extra=[{"note": "a"}, {}])
+    assert [e.statistic for e in ests] == ["kappa", "kappa_minus_half"]
+    for e, j in zip(ests, (0, 2)):
+        assert e.estimate == res.theta_hat[j]
+        assert (e.ci.low, e.ci.high, e.ci.level, e.ci.method) == (res.low[j], res.high[j], 0.95, "bca")
+        assert e.se == pytest.approx(np.std(res.replicates[:, j], ddof=1), rel=1e-12)
+        assert e.bias == pytest.approx(res.replicates[:, j].mean() - res.theta_hat[j], abs=1e-15)
+        assert (e.n, e.unit, e.n_units, e.n_resamples, e.seed) == (1200, "clusters", 15, 400, 11)
+        np.testing.assert_array_equal(e.replicates, res.replicates[:, j])
+        assert e.extra["z0"] == res.z0[j] and e.extra["a"] == res.accel[j] and e.extra["n_nan_replicates"] == 0
+        assert e.extra["cluster_correction"] == cluster_correction_factor(15)
+    assert ests[0].pvalue == p[0] and ests[1].pvalue is None
+    assert ests[0].extra["note"] == "a" and "note" not in ests[1].extra
+    # a sequence of names takes the first columns; one n for all; a seed override
+    e0, e1 = res.estimates(["kappa", "share"], n=7, seed=99)
+    assert e1.estimate == res.theta_hat[1] and e0.n == e1.n == 7 and e0.seed == e1.seed == 99
+    # per-statistic arrays in extra are split by column
+    res.extra["per_stat"] = np.array([1.0, 2.0, 3.0])
+    assert res.estimates({2: "x"}, n=1)[0].extra["per_stat"] == 3.0
+    with pytest.raises(ValueError):
+        res.estimates(["a", "b"], n=[1, 2, 3])
+    with pytest.raises(ValueError):
+        res.estimates({5: "nope"}, n=1)
+
+
+# =============================================================================================
+# few clusters
+# =============================================================================================
+
+def _cluster_tables(T, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.array([rng.multinomial(60, [0.4, 0.1, 0.1, 0.4]) for _ in range(T)]).reshape(T, 2, 2)
+
+
+@pytest.mark.parametrize("T", [2, 3, 5, MIN_CLUSTERS - 1])
+def few_clusters_warn_test(T):
+    with pytest.warns(SmallSampleWarning) as rec:
+        res = bootstrap(kappa_kernel(2), table_units(None, cluster_tables=_cluster_tables(T)), n_resamples=200,
+                        rng=0)
+    few = [w for w in rec if issubclass(w.category, SmallSampleWarning)]
+    assert len(few) == 1                                 # once per call, not once per statistic
+    msg = str(few[0].message)
+    assert f"only {T} clusters" in msg and f"from {MIN_CLUSTERS} clusters on" in msg
+    assert few[0].filename == __file__                   # points at the caller's line
+    assert res.unit == "clusters" and res.n_units == T
+
+
+@pytest.mark.parametrize("T", [MIN_CLUSTERS, MIN_CLUSTERS + 1, 30])
+def enough_clusters_do_not_warn_test(T):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        bootstrap(kappa_kernel(2), table_units(None, cluster_tables=_cluster_tables(T)), n_resamples=200, rng=0)
+        # items are not clusters: no warning however few
+        bootstrap(kappa_kernel(2), table_units([[3, 1], [1, 3]]), n_resamples=200, rng=0)
+
+
+def few_clusters_warn_through_the_public_api_test():
+    ct = _cluster_tables(3)
+    with pytest.warns(SmallSampleWarning, match="only 3 clusters") as rec:
+        metaeval.cohen_kappa(table=ct, n_resamples=200, rng=0)
+    assert [w.filename for w in rec if issubclass(w.category, SmallSampleWarning)] == [__file__]
+
+
+def stratified_clusters_use_the_smallest_stratum_test():
+    """Clusters resampled within strata (two independent topic sets): the widening and the warning
+    use the smallest stratum's count."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(4 + 20, 1))
+    units = Units(X, np.ones(24, dtype=np.int64), strata=np.repeat([0, 1], [4, 20]), kind="clusters")
+    with pytest.warns(SmallSampleWarning, match="smallest stratum has 4 clusters"):
+        res = bootstrap(lambda S: S[:, 0], units, n_resamples=300, ci_method="percentile", rng=0)
+    assert res.extra["cluster_correction"] == cluster_correction_factor(4)
+
+
+def from_replicates_equals_bootstrap_test():
+    """The path for statistics that draw their own replicates gives what bootstrap() gives."""
+    ct = _cluster_tables(12, seed=3)
+    res = bootstrap(kappa_kernel(2), table_units(None, cluster_tables=ct), n_resamples=300, rng=2)
+    again = BootstrapResult.from_replicates(res.theta_hat, res.replicates, ci_method="bca", accel=res.accel,
+                                            unit="clusters", n_units=12, seed=2)
+    for f in ("low", "high", "se", "bias", "z0"):
+        np.testing.assert_array_equal(getattr(res, f), getattr(again, f))
+    assert again.extra == res.extra and again.n_resamples == 300
+    # bounds clip the (widened) interval
+    clipped = BootstrapResult.from_replicates(res.theta_hat, res.replicates, ci_method="percentile",
+                                              unit="clusters", n_units=12, bounds=(-1.0, res.theta_hat[0]))
+    assert clipped.high[0] == res.theta_hat[0]
 
 
 @pytest.mark.parametrize("kwargs", [dict(ci_method="student"), dict(confidence_level=1.0),
