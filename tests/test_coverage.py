@@ -11,6 +11,10 @@ analytic for iid) for
   E[p] = [[(1-E pi) E Sp, (1-E pi)(1-E Sp)], [E pi (1-E Se), E pi E Se]] (analytic; checked by a
   large simulation below). The cluster bootstrap (resampling topics) should cover; iid intervals
   on the same data should not.
+* few clusters: the same design with T = 3, 5 and 7 topics (cluster bootstrap only). This is where
+  the engine's MIN_CLUSTERS (below it, a cluster bootstrap warns) and its CLUSTER_COVERAGE table
+  come from: MIN_CLUSTERS is the smallest number of topics from which the widened 95% BCa interval
+  covers at least 0.925 (misses at most 1.5 times the nominal 5%), here and at every larger count.
 
 With R replications the Monte-Carlo SE of a coverage near 0.95 is sqrt(0.95 * 0.05 / R): 0.5 points
 for R = 2000. Run with ``pytest -s tests/test_coverage.py`` to see the table. Everything is seeded.
@@ -26,7 +30,7 @@ import numpy as np
 import pytest
 
 import metaeval
-from metaeval.core.resample import ci_from_replicates
+from metaeval.core.resample import CLUSTER_COVERAGE, MIN_CLUSTERS, ci_from_replicates
 
 N_ITEMS = 500
 R_IID = 2000
@@ -34,6 +38,8 @@ R_CLUSTER = 2000
 B = 2000
 CLUSTER_SIZE = 200
 CLUSTER_COUNTS = (10, 20, 35, 60)
+FEW_CLUSTER_COUNTS = (3, 5, 7)
+TRUSTED_COVERAGE = 0.925      # the bar MIN_CLUSTERS is chosen by (widened 95% BCa intervals)
 METHODS = ("bca", "percentile", "basic")
 
 P2 = np.array([[0.55, 0.08], [0.07, 0.30]])
@@ -111,7 +117,7 @@ def iid_coverage(shape, reps=R_IID):
 
 
 @functools.cache
-def cluster_coverage(T, reps=R_CLUSTER):
+def cluster_coverage(T, reps=R_CLUSTER, with_iid=True):
     k_pop = kappa_of(expected_cluster_table())
     rng = np.random.default_rng(2000 + T)
     hits = {}
@@ -122,15 +128,19 @@ def cluster_coverage(T, reps=R_CLUSTER):
         for r in range(reps):
             ct = draw_clustered(rng, T)
             clu = metaeval.cohen_kappa(table=ct, n_resamples=B, rng=r)            # topics resampled
-            iid = metaeval.cohen_kappa(table=ct.sum(axis=0), n_resamples=B, rng=r)  # items resampled
-            assert clu.unit == "clusters" and clu.n_units == T and iid.unit == "items"
-            for label, est in (("cluster", clu), ("iid", iid)):
+            assert clu.unit == "clusters" and clu.n_units == T
+            fits = [("cluster", clu)]
+            if with_iid:
+                iid = metaeval.cohen_kappa(table=ct.sum(axis=0), n_resamples=B, rng=r)  # items resampled
+                assert iid.unit == "items"
+                fits.append(("iid", iid))
+                width_ratio.append(clu.ci.width / iid.ci.width)
+            for label, est in fits:
                 for m, (lo, hi) in _intervals(est).items():
                     key = f"{label}_{m}"
                     hits[key] = hits.get(key, 0) + (lo <= k_pop <= hi)
-            width_ratio.append(clu.ci.width / iid.ci.width)
     cov = {m: h / reps for m, h in hits.items()}
-    cov["_width_ratio"] = float(np.median(width_ratio))
+    cov["_width_ratio"] = float(np.median(width_ratio)) if width_ratio else float("nan")
     cov["_seconds"] = time.perf_counter() - t0
     cov["_kappa"] = k_pop
     return cov
@@ -155,6 +165,8 @@ def coverage_machinery_smoke_test():
     assert all(0.75 <= cov[m] <= 1.0 for m in METHODS)
     ccov = cluster_coverage.__wrapped__(35, reps=20)
     assert ccov["iid_percentile"] < ccov["cluster_percentile"]
+    few = cluster_coverage.__wrapped__(3, reps=20, with_iid=False)
+    assert "iid_bca" not in few and 0 < few["cluster_bca_t"] <= 1
 
 
 @pytest.mark.slow
@@ -198,6 +210,38 @@ def cluster_coverage_test(T):
     for m in ("bca", "percentile"):
         lo_ok = 0.91 if T == 10 else 0.95 - 3 * se - 0.005
         assert lo_ok <= cov[f"cluster_{m}_t"] <= 0.95 + 3 * se + 0.005, (m, cov[f"cluster_{m}_t"])
+    # the table the engine quotes (metaeval.core.resample.CLUSTER_COVERAGE) is this measurement
+    assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= 3 * se, (cov["cluster_bca_t"], CLUSTER_COVERAGE[T])
+    assert cov["cluster_bca_t"] >= TRUSTED_COVERAGE - 2 * se
+
+
+@pytest.mark.slow
+def few_cluster_coverage_test():
+    """3, 5 and 7 topics (cluster bootstrap only, about 40 s): the numbers behind the engine's
+    few-clusters warning. Measured (R = 2000, B = 2000, seeded), BCa as drawn / widened:
+    T = 3: 0.684 / 0.907; T = 5: 0.809 / 0.920; T = 7: 0.872 / 0.935 (percentile widened 0.927,
+    0.930, 0.942)."""
+    se = _mc_se(0.95, R_CLUSTER)
+    covs = {T: cluster_coverage(T, with_iid=False) for T in FEW_CLUSTER_COUNTS}
+    for T, cov in covs.items():
+        print(f"\nclustered, T={T} topics x {CLUSTER_SIZE} items, R={R_CLUSTER}: cluster "
+              + ", ".join(f"{m} {cov['cluster_' + m]:.3f}" for m in METHODS) + " | widened "
+              + ", ".join(f"{m} {cov['cluster_' + m + '_t']:.3f}" for m in METHODS) + f" ({cov['_seconds']:.1f} s)")
+        # as drawn, few clusters under-cover badly (the bootstrap treats T topics as the population)
+        for m in ("bca", "percentile"):
+            assert cov[f"cluster_{m}"] < 0.90, (T, m, cov[f"cluster_{m}"])
+            # the widening recovers most of it, but not all
+            assert cov[f"cluster_{m}_t"] > cov[f"cluster_{m}"] + 0.05
+        # the engine quotes these numbers in its warning and docstring
+        assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= 3 * se, (T, cov["cluster_bca_t"])
+    # coverage as drawn rises with the number of topics
+    assert covs[3]["cluster_bca"] < covs[5]["cluster_bca"] < covs[7]["cluster_bca"]
+    # MIN_CLUSTERS is the smallest count from which widened BCa covers at least TRUSTED_COVERAGE
+    # (the larger counts: cluster_coverage_test, recorded in CLUSTER_COVERAGE)
+    measured = {**CLUSTER_COVERAGE, **{T: c["cluster_bca_t"] for T, c in covs.items()}}
+    trusted = [T for T in sorted(measured) if all(measured[u] >= TRUSTED_COVERAGE for u in measured if u >= T)]
+    assert MIN_CLUSTERS == trusted[0], (measured, trusted)
+    assert covs[3]["cluster_bca_t"] < TRUSTED_COVERAGE and covs[5]["cluster_bca_t"] < TRUSTED_COVERAGE
 
 
 @pytest.mark.slow
@@ -218,6 +262,12 @@ def coverage_table_test():
                      f"{c['cluster_percentile_t']:>12.3f}{c['cluster_basic_t']:>8.3f}{'':>10}")
         lines.append(f"{f'T={T} topics, iid bootstrap':<34}{c['iid_bca']:>8.3f}"
                      f"{c['iid_percentile']:>12.3f}{c['iid_basic']:>8.3f}{'':>10}")
+    for T in FEW_CLUSTER_COUNTS:
+        c = cluster_coverage(T, with_iid=False)
+        lines.append(f"{f'T={T} topics, cluster bootstrap':<34}{c['cluster_bca']:>8.3f}"
+                     f"{c['cluster_percentile']:>12.3f}{c['cluster_basic']:>8.3f}{'':>10}")
+        lines.append(f"{f'T={T} topics, cluster, corrected':<34}{c['cluster_bca_t']:>8.3f}"
+                     f"{c['cluster_percentile_t']:>12.3f}{c['cluster_basic_t']:>8.3f}{'':>10}")
     print("\n".join(lines))
     c35 = cluster_coverage(35)
     assert c35["iid_percentile"] < 0.90 <= c35["cluster_percentile"]
