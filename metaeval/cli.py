@@ -19,7 +19,8 @@ def _scale(text):
     try:
         levels = tuple(int(v) if float(v).is_integer() else float(v) for v in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--scale must be comma-separated numbers, e.g. 0,1,2,3; got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--scale must be comma-separated numbers, e.g. 0,1,2,3; got {text!r}") from None
     return Scale(levels)
 
 
@@ -70,6 +71,11 @@ def _cmd_report(args) -> int:
     rep = run_study(study, args.out)
     print(f"{len(rep.tables)} tables and {len(rep.figures)} figures written to {args.out}/ "
           f"(report.md, report.html, results.json)")
+    notes = rep.notes
+    if len(notes):
+        print(f"{len(notes)} note{'' if len(notes) == 1 else 's'} (warnings, rows left out), listed under Notes:")
+        for r in notes.itertuples(index=False):
+            print(f"  - {r.analysis}: {r.category}: {r.message}" + (f" (x{r.times})" if r.times > 1 else ""))
     return 0
 
 

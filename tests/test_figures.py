@@ -452,7 +452,7 @@ def plot_win_rates_test():
     assert _yticklabels(ax) == ["m3", "m2", "m1"]                 # top to bottom: highest mean first
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["force-dividing tie", "without ties", "tie as 0",
                                                                    "tie as 0.5"]
-    for j, r in enumerate(rules):
+    for r in rules:
         mk = _one(ax, f"estimate:{r}")
         np.testing.assert_allclose(mk.get_xdata(), df.loc[df["tie_rule"] == r, "estimate"])
         assert len(_segments(_one(ax, f"interval:{r}"))) == 3

@@ -1,6 +1,7 @@
 """Reports: tables as CSV and booktabs LaTeX, self-contained HTML that a real browser renders."""
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -42,11 +43,18 @@ def report_folder_contents_test(small_report):
     assert csvs == texs and len(csvs) >= 6
     pngs = sorted((small_report / "figures").glob("*.png"))
     html = (small_report / "report.html").read_text()
-    # self-contained: every figure embedded, nothing fetched from elsewhere
+    # self-contained: every figure embedded, nothing fetched from elsewhere (links within the page
+    # such as href="#notes" fetch nothing)
     assert html.count("data:image/png;base64,") == len(pngs) >= 3
-    assert not re.search(r"""(src|href)=["'](?!data:)""", html)
+    assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
     md = (small_report / "report.md").read_text()
     assert all(f"figures/{p.name}" in md for p in pngs)
+    # the alignment's 3 unmatched human rows (data_samples/README.md: 7,734 human, 7,731 judge rows) are a note
+    assert "\n## Notes\n" in md and '<h2 id="notes">Notes</h2>' in html
+    notes = json.loads((small_report / "results.json").read_text())["notes"]
+    assert {"analysis": "data.trec", "category": "alignment", "times": 1,
+            "message": "human (trec_dl_like/qrels.human.txt): 3 of 7734 rows left out of the pairs as unmatched "
+                       "(the key is not in the other set)"} in notes
 
 
 def report_is_byte_identical_test(small_report, tmp_path):

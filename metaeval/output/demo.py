@@ -56,6 +56,8 @@ def run_demo(out, *, seed: int = 20261130, n_resamples: int = 2000) -> str:
     r = _row(rep, "rubric_correlation", statistic="pearson_r")
     if r is not None:
         lines.append(f"rubric_like: Pearson r (human vs mean of 3 judge samples) {ci(r)}")
-    lines.append(f"{len(rep.tables)} tables and {len(rep.figures)} figures")
+    n = len(rep.notes)
+    lines.append(f"{len(rep.tables)} tables and {len(rep.figures)} figures"
+                 + (f"; {n} note{'' if n == 1 else 's'} (warnings, rows left out) under Notes" if n else ""))
     return ("metaeval demo\n" + "\n".join(f"  - {s}" for s in lines)
             + f"\nreport written to {out}/report.md and {out}/report.html")

@@ -90,12 +90,11 @@ RATER_COLORS = {"human": OKABE_ITO["blue"], "judge": OKABE_ITO["vermillion"],
 
 _MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*"]
 
-#: Display names of the package's statistic names.
+#: Display names of result names the registry of statistics does not declare (per-class metrics, rank
+#: correlations). Agreement statistics take their label from :mod:`metaeval.core.registry`
+#: (``registry.resolve(name).label``, weights included: "Cohen's κ (linear)").
 STATISTIC_LABELS = {
-    "cohen_kappa": "Cohen's κ", "cohen_kappa_linear": "κ (linear)", "cohen_kappa_quadratic": "κ (quadratic)",
-    "gwet_ac1": "Gwet's AC1", "gwet_ac2": "Gwet's AC2", "pabak": "PABAK", "bennett_s": "Bennett's S",
-    "scott_pi": "Scott's π", "observed_agreement": "observed agreement", "kappa_max": "κ max",
-    "matthews_corrcoef": "MCC", "precision": "precision", "recall": "recall", "f1": "F1",
+    "precision": "precision", "recall": "recall", "f1": "F1",
     "kendall_b": "Kendall τ", "kendall_tau": "Kendall τ", "spearman": "Spearman ρ", "tau_ap": "τ$_\\mathrm{AP}$",
 }
 
@@ -229,8 +228,6 @@ def save(fig, path_stem, formats=("pdf", "svg", "png"), *, dpi: int = _DPI) -> l
     >>> [p.name for p in figures.save(ax, out / "confusion")]
     ['confusion.pdf', 'confusion.svg', 'confusion.png']
     """
-    import matplotlib
-
     if hasattr(fig, "figure") and not hasattr(fig, "savefig"):
         fig = fig.figure
     if not hasattr(fig, "savefig"):
@@ -243,17 +240,27 @@ def save(fig, path_stem, formats=("pdf", "svg", "png"), *, dpi: int = _DPI) -> l
     if stem.suffix.lower().lstrip(".") in ("pdf", "svg", "png"):
         stem = stem.with_suffix("")
     stem.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for fmt in formats:
+        p = stem.with_name(stem.name + "." + fmt)
+        _savefig(fig, p, fmt, dpi=dpi)
+        out.append(p)
+    return out
+
+
+def _savefig(fig, target, fmt: str, *, dpi: int = _DPI) -> None:
+    """``fig.savefig`` with fixed metadata (no time stamps), so the bytes repeat from run to run.
+
+    ``target`` is a path or a binary file object (the report embeds PNGs from memory).
+    """
+    import matplotlib
+
     creator = f"metaeval (matplotlib {matplotlib.__version__})"
     meta = {"pdf": {"Creator": creator, "Producer": creator, "CreationDate": None, "ModDate": None},
             "svg": {"Creator": creator, "Date": None},
             "png": {"Software": creator}}
-    out = []
     with theme():
-        for fmt in formats:
-            p = stem.with_name(stem.name + "." + fmt)
-            fig.savefig(p, format=fmt, dpi=dpi, metadata=meta[fmt])
-            out.append(p)
-    return out
+        fig.savefig(target, format=fmt, dpi=dpi, metadata=meta[fmt])
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,7 +349,13 @@ def _log_axis(axis):
 
 
 def _label(stat: str) -> str:
-    return STATISTIC_LABELS.get(stat, stat)
+    """The reader-facing label of a statistic: the registry's, else :data:`STATISTIC_LABELS`, else the name."""
+    from ..core import registry
+
+    try:
+        return registry.resolve(str(stat)).label
+    except (ValueError, TypeError):
+        return STATISTIC_LABELS.get(stat, str(stat))
 
 
 def _unique(values) -> list:
@@ -691,7 +704,7 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
         Which statistics to show, in order. Default: Cohen's kappa, Gwet's AC1 and PABAK where
         present, else every statistic in the frame.
     labels : mapping, optional
-        Display names of statistics (default :data:`STATISTIC_LABELS`).
+        Display names of statistics (default: the registry's labels, :mod:`metaeval.core.registry`).
     reference : float or None
         A vertical reference line (default 0, "no agreement beyond chance").
 
@@ -722,7 +735,7 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
         raise InputError(f"plot_forest: statistic(s) {missing} not in the frame",
                          expected=f"some of {present}")
     df = df[df["statistic"].isin(statistics)]
-    names = {**STATISTIC_LABELS, **(labels or {})}
+    labels = dict(labels or {})
     if group is None:
         keys = _key_columns(df)
         if "split" in keys:
@@ -747,7 +760,7 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
             _intervals(ax, [ypos[s]], [r["ci_low"]], [r["ci_high"]], horizontal=True, color=c, gid=f"interval:{s}")
             ax.plot([r["estimate"]], [ypos[s]], marker=_MARKERS[i % len(_MARKERS)], color=c, linestyle="none",
                     gid=f"estimate:{s}")
-        ax.set_yticks([ypos[s] for s in order], [names.get(s, s) for s in order])
+        ax.set_yticks([ypos[s] for s in order], [labels.get(s) or _label(s) for s in order])
         ax.set_ylim(-0.6, len(order) - 0.4)
     else:
         groups = _unique(df[group])
@@ -761,7 +774,7 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
             c = PALETTE[i % len(PALETTE)]
             _intervals(ax, y, sub["ci_low"], sub["ci_high"], horizontal=True, color=c, gid=f"interval:{s}")
             ax.plot(sub["estimate"].to_numpy(dtype=float), y, marker=_MARKERS[i % len(_MARKERS)], color=c,
-                    linestyle="none", label=names.get(s, s), gid=f"estimate:{s}")
+                    linestyle="none", label=labels.get(s) or _label(s), gid=f"estimate:{s}")
         ax.set_yticks([base[g] for g in groups], [str(g) for g in groups])
         ax.set_ylim(-0.6, ng - 0.4)
         if ns > 1:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .. import __version__
 
-__all__ = ["Report", "to_latex", "versions", "progress"]
+__all__ = ["Report", "NOTE_FIELDS", "to_latex", "versions", "progress"]
 
 
 def versions() -> dict:
@@ -150,8 +150,64 @@ window.addEventListener('load', function () {
 """
 
 
+#: The fields of a note, in order (results.json ``notes``; the Notes table of report.md and report.html).
+NOTE_FIELDS = ("analysis", "category", "message", "times")
+
+_NOTES_INTRO = ("Warnings raised while the analyses ran, and input rows left out of the pairs, each listed once "
+                "(times: how often it was raised), in the order the analyses ran. The category is the warning's "
+                "class, or alignment for rows the alignment dropped or changed.")
+
+
+def _scoped_css(scope: str) -> str:
+    """The page's style with every selector under ``scope`` (``body`` becomes ``scope`` itself)."""
+    import re
+
+    rules = []
+    for sel, decl in re.findall(r"([^{}]+)\{([^}]*)\}", _CSS):
+        parts = [p.strip() for p in sel.split(",")]
+        decl = " ".join(decl.split())
+        rules.append(",".join(scope if p == "body" else f"{scope} {p}" for p in parts) + "{" + decl + "}")
+    return "\n".join(rules)
+
+
+def _png_bytes(fig) -> bytes:
+    """The PNG that :func:`metaeval.figures.save` writes for ``fig``, from memory."""
+    import io
+
+    from ..output.figures import _savefig
+
+    buf = io.BytesIO()
+    _savefig(fig, buf, "png")
+    return buf.getvalue()
+
+
 class Report:
-    """Collects sections, text, tables and figures, and writes the report folder.
+    """Collects sections, text, tables, figures and notes; renders them and writes the report folder.
+
+    One list of blocks renders three ways: Markdown (:meth:`to_markdown`, ``report.md``), a
+    self-contained HTML page (:meth:`to_html`, ``report.html``) and, in Jupyter, the same HTML body
+    with its style scoped to the output cell (``_repr_html_``). Notes (:meth:`note`: warnings raised
+    while the analyses ran, rows the alignment dropped) are deduplicated and listed under *Notes* at
+    the end of the pages and under ``notes`` in results.json; a line under the title says how many
+    there are.
+
+    Parameters
+    ----------
+    title : str
+        The report's title (first heading, HTML ``<title>``).
+    intro : str, optional
+        A first paragraph.
+    meta : dict, optional
+        Recorded under ``_meta`` in results.json (seed, number of resamples, the study...).
+
+    Attributes
+    ----------
+    tables : dict of str to pandas.DataFrame
+        Every table, by name (all columns; the pages may show fewer).
+    figures : dict of str to matplotlib.figure.Figure
+        Every figure, by name.
+    notes : pandas.DataFrame
+        The notes, columns :data:`NOTE_FIELDS` (``analysis, category, message, times``).
 
     Examples
     --------
@@ -159,9 +215,17 @@ class Report:
     >>> r = Report("Example")
     >>> r.section("Agreement")
     >>> r.table("kappa", pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.6033]}))
+    >>> r.note("kappa", "SmallSampleWarning", "cluster bootstrap over 3 clusters")
+    >>> r.note("kappa", "SmallSampleWarning", "cluster bootstrap over 3 clusters")
+    >>> r
+    <Report 'Example': 1 table, 0 figures, 1 note>
     >>> out = r.write(tempfile.mkdtemp())
     >>> sorted(p.name for p in out.iterdir())
     ['report.html', 'report.md', 'results.json', 'tables']
+    >>> print(r.to_markdown().split("## Notes")[1].splitlines()[-1])
+    | kappa | SmallSampleWarning | cluster bootstrap over 3 clusters | 2 |
+    >>> '<h2 id="notes">Notes</h2>' in r._repr_html_()
+    True
     """
 
     def __init__(self, title: str, *, intro: str = "", meta: dict | None = None):
@@ -170,36 +234,184 @@ class Report:
         self.tables: dict[str, pd.DataFrame] = {}
         self.figures: dict[str, object] = {}
         self.meta = dict(meta or {})
+        self._notes: dict[tuple[str, str, str], int] = {}
         if intro:
             self.text(intro)
 
-    def section(self, title: str, text: str = ""):
+    def __repr__(self) -> str:
+        def n(k, what):
+            return f"{k} {what}{'' if k == 1 else 's'}"
+        return (f"<Report {self.title!r}: {n(len(self.tables), 'table')}, {n(len(self.figures), 'figure')}, "
+                f"{n(len(self._notes), 'note')}>")
+
+    def section(self, title: str, text: str = "") -> None:
+        """Start a section (a second-level heading), optionally with a first paragraph."""
         self.blocks.append(("section", title))
         if text:
             self.text(text)
 
-    def text(self, text: str):
+    def text(self, text: str) -> None:
+        """Add a paragraph."""
         self.blocks.append(("text", text))
 
-    def code(self, text: str):
+    def code(self, text: str) -> None:
+        """Add preformatted text (shown verbatim)."""
         self.blocks.append(("code", text))
 
-    def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns=None, digits: int = 4):
-        """Add a table (all columns go to CSV/LaTeX/JSON; ``columns`` limits what the pages show)."""
+    def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns=None, digits: int = 4) -> None:
+        """Add a table (all columns go to CSV/LaTeX/JSON; ``columns`` limits what the pages show).
+
+        Parameters
+        ----------
+        name : str
+            File stem (``tables/<name>.csv``) and key in results.json; unique, not ``notes``.
+        df : pandas.DataFrame
+        caption : str, optional
+        columns : sequence of str, optional
+            The columns shown in report.md and report.html.
+        digits : int
+            Decimals shown on the pages (the files keep full precision).
+        """
         if name in self.tables:
             raise ValueError(f"duplicate table name {name!r}")
+        if name in ("notes", "_meta"):
+            raise ValueError(f"the table name {name!r} is reserved (results.json uses it)")
         self.tables[name] = df.reset_index(drop=True)
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
-    def figure(self, name: str, fig, caption: str = ""):
+    def figure(self, name: str, fig, caption: str = "") -> None:
         """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML)."""
         if name in self.figures:
             raise ValueError(f"duplicate figure name {name!r}")
         self.figures[name] = fig
         self.blocks.append(("figure", name, caption))
 
+    def note(self, analysis: str, category: str, message: str, *, times: int = 1) -> None:
+        """Record a note for the Notes section: what happened in which analysis.
+
+        Notes are deduplicated on ``(analysis, category, message)`` (the times add up) and keep
+        the order in which they were first recorded.
+
+        Parameters
+        ----------
+        analysis : str
+            The analysis (or ``data.<name>`` for a data set) the note belongs to.
+        category : str
+            A warning's class name (``SmallSampleWarning``...) or ``alignment``.
+        message : str
+            What happened, with the numbers (line breaks become spaces).
+        times : int
+            How many times it happened.
+        """
+        key = (str(analysis), str(category), " ".join(str(message).split()))
+        self._notes[key] = self._notes.get(key, 0) + int(times)
+
+    @property
+    def notes(self) -> pd.DataFrame:
+        """The notes as a table (columns ``analysis, category, message, times``)."""
+        rows = [(*k, n) for k, n in self._notes.items()]
+        return pd.DataFrame(rows, columns=list(NOTE_FIELDS)).astype({"times": "int64"})
+
     # ----------------------------------------------------------------------------------------
+    def _pointer(self) -> str:
+        n = len(self._notes)
+        return f"{n} note{'' if n == 1 else 's'} (warnings, rows left out) at the end, under Notes."
+
+    def to_markdown(self) -> str:
+        """The report as Markdown (the text of ``report.md``; figures link to ``figures/<name>.png``).
+
+        Returns
+        -------
+        str
+        """
+        md = [f"# {self.title}", ""]
+        if self._notes:
+            md += [f"*{self._pointer().replace('under Notes', 'under [Notes](#notes)')}*", ""]
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "section":
+                md += [f"## {block[1]}", ""]
+            elif kind == "text":
+                md += [block[1], ""]
+            elif kind == "code":
+                md += ["```", block[1], "```", ""]
+            elif kind == "table":
+                _, name, caption, columns, digits = block
+                df = self.tables[name]
+                show = df[columns] if columns else df
+                cap = f"{caption} (`tables/{name}.csv`)" if caption else f"`tables/{name}.csv`"
+                md += [f"*{cap}*", "", _md_table(show, digits), ""]
+            elif kind == "figure":
+                _, name, caption = block
+                md += [f"![{caption or name}](figures/{name}.png)", ""]
+        if self._notes:
+            md += ["## Notes", "", _NOTES_INTRO, "", _md_table(self.notes), ""]
+        return "\n".join(md)
+
+    def _html_body(self, pngs: dict[str, bytes]) -> str:
+        body = [f"<h1>{html.escape(self.title)}</h1>"]
+        if self._notes:
+            link = html.escape(self._pointer()).replace("under Notes", 'under <a href="#notes">Notes</a>')
+            body.append(f"<p class=\"caption\"><em>{link}</em></p>")
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "section":
+                body.append(f"<h2>{html.escape(block[1])}</h2>")
+            elif kind == "text":
+                body.append(f"<p>{html.escape(block[1])}</p>")
+            elif kind == "code":
+                body.append(f"<pre>{html.escape(block[1])}</pre>")
+            elif kind == "table":
+                _, name, caption, columns, digits = block
+                df = self.tables[name]
+                show = df[columns] if columns else df
+                body.append(f"<p class=\"caption\">{html.escape(caption or name)} "
+                            f"(<code>tables/{html.escape(name)}.csv</code>, <code>.tex</code>)</p>")
+                body.append(_html_table(show, digits))
+            elif kind == "figure":
+                _, name, caption = block
+                b64 = base64.b64encode(pngs[name]).decode("ascii")
+                body.append(f"<figure><img alt=\"{html.escape(caption or name)}\" src=\"data:image/png;base64,{b64}\">"
+                            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        if self._notes:
+            body += ["<h2 id=\"notes\">Notes</h2>", f"<p>{html.escape(_NOTES_INTRO)}</p>", _html_table(self.notes)]
+        return "\n".join(body)
+
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page (the text of ``report.html``).
+
+        Figures are embedded as PNG data URIs (the bytes :func:`metaeval.figures.save` writes).
+
+        Returns
+        -------
+        str
+        """
+        return self._page({name: _png_bytes(fig) for name, fig in self.figures.items()})
+
+    def _page(self, pngs: dict[str, bytes]) -> str:
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style><script>{_JS}</script></head>"
+                f"<body>\n{self._html_body(pngs)}\n</body></html>\n")
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the HTML report's body, its style scoped to ``div.metaeval-report``."""
+        pngs = {name: _png_bytes(fig) for name, fig in self.figures.items()}
+        return (f"<div class=\"metaeval-report\"><style>{_scoped_css('div.metaeval-report')}</style>\n"
+                f"{self._html_body(pngs)}\n</div>")
+
     def write(self, out) -> Path:
+        """Write the report folder: report.md, report.html, results.json, tables/ and figures/.
+
+        Parameters
+        ----------
+        out : str or Path
+            The folder (created if needed; files of the same names are replaced).
+
+        Returns
+        -------
+        Path
+            ``out``.
+        """
         from ..output.figures import save
 
         out = Path(out)
@@ -214,40 +426,10 @@ class Report:
             for name, fig in self.figures.items():
                 save(fig, out / "figures" / name)
                 pngs[name] = (out / "figures" / f"{name}.png").read_bytes()
-        md = [f"# {self.title}", ""]
-        body = [f"<h1>{html.escape(self.title)}</h1>"]
-        for block in self.blocks:
-            kind = block[0]
-            if kind == "section":
-                md += [f"## {block[1]}", ""]
-                body.append(f"<h2>{html.escape(block[1])}</h2>")
-            elif kind == "text":
-                md += [block[1], ""]
-                body.append(f"<p>{html.escape(block[1])}</p>")
-            elif kind == "code":
-                md += ["```", block[1], "```", ""]
-                body.append(f"<pre>{html.escape(block[1])}</pre>")
-            elif kind == "table":
-                _, name, caption, columns, digits = block
-                df = self.tables[name]
-                show = df[columns] if columns else df
-                cap = f"{caption} (`tables/{name}.csv`)" if caption else f"`tables/{name}.csv`"
-                md += [f"*{cap}*", "", _md_table(show, digits), ""]
-                body.append(f"<p class=\"caption\">{html.escape(caption or name)} "
-                            f"(<code>tables/{html.escape(name)}.csv</code>, <code>.tex</code>)</p>")
-                body.append(_html_table(show, digits))
-            elif kind == "figure":
-                _, name, caption = block
-                md += [f"![{caption or name}](figures/{name}.png)", ""]
-                b64 = base64.b64encode(pngs[name]).decode("ascii")
-                body.append(f"<figure><img alt=\"{html.escape(caption or name)}\" src=\"data:image/png;base64,{b64}\">"
-                            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
-        (out / "report.md").write_text("\n".join(md), encoding="utf-8")
-        page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style><script>{_JS}</script></head>"
-                f"<body>\n{chr(10).join(body)}\n</body></html>\n")
-        (out / "report.html").write_text(page, encoding="utf-8")
+        (out / "report.md").write_text(self.to_markdown(), encoding="utf-8")
+        (out / "report.html").write_text(self._page(pngs), encoding="utf-8")
         results = {name: _jsonable(df) for name, df in self.tables.items()}
+        results["notes"] = [dict(zip(NOTE_FIELDS, (*k, n))) for k, n in self._notes.items()]
         results["_meta"] = {**self.meta, "versions": versions(), "tables": sorted(self.tables),
                             "figures": sorted(self.figures)}
         (out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True, allow_nan=True) + "\n",

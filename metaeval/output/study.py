@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError, MetaevalWarning
+from ..core.errors import InputError
 from ..output.report import Report, progress
 
 __all__ = ["load_study", "run_study"]
@@ -81,12 +81,17 @@ def load_study(path) -> dict:
 
 
 class _Context:
-    def __init__(self, study: dict, base: Path):
+    def __init__(self, study: dict, base: Path, rep: Report | None = None):
         self.study = study
         self.base = base
+        self.rep = rep
         self.cache: dict = {}
         self.seed = int(study.get("seed", 20261130))
         self.n_resamples = int(study.get("n_resamples", 2000))
+
+    def relative(self, text: str) -> str:
+        """``text`` with the study folder left out of file paths (reports do not depend on where they ran)."""
+        return str(text).replace(str(self.base) + "/", "").replace(str(self.base) + "\\", "")
 
     def path(self, p) -> Path:
         p = Path(p)
@@ -99,8 +104,66 @@ class _Context:
         if spec is None:
             raise InputError(f"no data set named {name!r}", source=self.study.get("_source", "<study>"),
                              fix=f"define [data.{name}] (have: {', '.join(self.study.get('data', {}))})")
-        self.cache[name] = obj = _load_data(spec, self)
+        with _collect(self, f"data.{name}"):
+            self.cache[name] = obj = _load_data(spec, self)
+            if self.rep is not None and hasattr(obj, "report") and hasattr(obj.report, "counts"):
+                for category, message in _alignment_notes(obj.report):
+                    self.rep.note(f"data.{name}", category, self.relative(message))
         return obj
+
+
+# what each fate of an alignment (metaeval.data.alignment.FATES) means for the rows it names
+_FATE_TEXT = {
+    "unmatched": "the key is not in the other set",
+    "duplicate_identical": "repeats of a key with the same label, collapsed into one",
+    "duplicate_conflict": "repeats of a key with a different label, merged by the duplicates policy",
+    "missing_key": "an empty key value",
+    "missing_label": "an empty or NaN label",
+    "out_of_scale_dropped": "a label outside the scale, out_of_scale='drop'",
+    "out_of_scale_missing": "a label outside the scale, out_of_scale='missing'",
+    "refusal_dropped": "a refusal or parse failure, refusals='drop'",
+}
+
+
+def _alignment_notes(report) -> list[tuple[str, str]]:
+    """``(category, message)`` for every fate that leaves rows out of the pairs, and every note."""
+    from ..data.alignment import FATES
+
+    out = []
+    kept = ("matched", "unjudged", "unjudged_filled")
+    for side in report.names:
+        src = report.sources.get(side)
+        where = f"{side} ({src})" if src else side
+        for fate in FATES:
+            n = int(report.counts.get((side, fate), 0))
+            if n and fate not in kept:
+                why = _FATE_TEXT.get(fate, fate)
+                out.append(("alignment", f"{where}: {n} of {report.n_input[side]} rows left out of the pairs as "
+                                         f"{fate} ({why})"))
+        for (s, note), n in report.notes.items():
+            if s == side and n:
+                out.append(("alignment", f"{where}: {int(n)} rows kept but changed: {note}"))
+    return out
+
+
+class _collect:
+    """Record every warning raised inside the block as a note of ``analysis`` (nothing is shown)."""
+
+    def __init__(self, ctx: _Context, analysis: str):
+        self.ctx, self.analysis = ctx, analysis
+        self._cm = warnings.catch_warnings(record=True)
+
+    def __enter__(self):
+        self.caught = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+        if self.ctx.rep is not None and exc[0] is None:
+            for w in self.caught:
+                self.ctx.rep.note(self.analysis, w.category.__name__, self.ctx.relative(str(w.message)))
+        return False
 
 
 def _scale(spec):
@@ -397,9 +460,9 @@ def run_study(study, out, *, base=None) -> Report:
         study = load_study(study)
     base = Path(base or study.get("_base", "."))
     ctx = _Context(study, base)
-    rep = Report(study.get("title", "metaeval report"), intro=study.get("description", ""),
-                 meta={"seed": ctx.seed, "n_resamples": ctx.n_resamples,
-                       "study": {k: v for k, v in study.items() if not k.startswith("_")}})
+    rep = ctx.rep = Report(study.get("title", "metaeval report"), intro=study.get("description", ""),
+                           meta={"seed": ctx.seed, "n_resamples": ctx.n_resamples,
+                                 "study": {k: v for k, v in study.items() if not k.startswith("_")}})
     analyses = study.get("analysis", [])
     if not analyses:
         raise InputError("the study has no [[analysis]] entries", source=study.get("_source", "<study>"))
@@ -410,9 +473,7 @@ def run_study(study, out, *, base=None) -> Report:
                              expected=", ".join(_HANDLERS))
         key = a.get("name", f"{i:02d}_{kind}")
         rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MetaevalWarning)
-            warnings.simplefilter("ignore", RuntimeWarning)
+        with _collect(ctx, key):
             _HANDLERS[kind](a, ctx, rep, key)
     rep.write(out)
     return rep
