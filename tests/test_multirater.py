@@ -91,8 +91,8 @@ def fleiss_ratings_vs_statsmodels_test():
     irr = IRR_ALL["fleiss_ratings"]["raw_api"]["identity"]["fleiss_kappa"]["coefficient"]
     got = metaeval.fleiss_kappa(fr, **FAST).estimate
     assert close(got, expected) and close(got, irr)
-    # the counts= form gives the same
-    assert close(metaeval.fleiss_kappa(counts=agg, **FAST).estimate, expected)
+    # the value_counts= form gives the same
+    assert close(metaeval.fleiss_kappa(value_counts=agg, **FAST).estimate, expected)
 
 
 # Fleiss (1971), Table 1: 30 patients x 6 psychiatrists, diagnoses 1..5 (depression, personality
@@ -142,7 +142,7 @@ def fleiss_equals_scott_for_two_raters_test(name):
 def irrcac_krippendorff_alpha_test(name):
     t = TABLES[name]
     x, y = expand(t)
-    data = np.vstack([x, y]).astype(float)
+    data = np.column_stack([x, y]).astype(float)      # items x raters
     # expected: irrcac_values.json table_api krippendorff(): identity == nominal alpha,
     # quadratic == interval alpha (README caveat 6)
     nominal = quiet(metaeval.krippendorff_alpha, data, level="nominal", **FAST).estimate
@@ -158,7 +158,8 @@ def irrcac_krippendorff_alpha_test(name):
 
 def irrcac_multirater_test():
     mm = SPEC["multirater_missing"]
-    data = np.array([[np.nan if v is None else v for v in row] for row in mm["ratings"]], dtype=float)
+    # tables.json stores raters x items (the krippendorff package's layout): transpose to items x raters
+    data = np.array([[np.nan if v is None else v for v in row] for row in mm["ratings"]], dtype=float).T
     raw = IRR_ALL["multirater_missing"]["raw_api"]
     # expected: irrcac_values.json multirater_missing raw API krippendorff(): identity = nominal,
     # quadratic = interval
@@ -167,8 +168,8 @@ def irrcac_multirater_test():
     assert close(metaeval.krippendorff_alpha(data, level="interval", **FAST).estimate,
                  raw["quadratic"]["krippendorff_alpha"]["coefficient"])
     fr = np.asarray(SPEC["fleiss_ratings"]["ratings"], dtype=float)
-    # expected: irrcac_values.json fleiss_ratings raw API krippendorff() (subjects x raters -> transpose)
-    assert close(metaeval.krippendorff_alpha(fr.T, level="nominal", **FAST).estimate,
+    # expected: irrcac_values.json fleiss_ratings raw API krippendorff() (subjects x raters, as ours)
+    assert close(metaeval.krippendorff_alpha(fr, level="nominal", **FAST).estimate,
                  IRR_ALL["fleiss_ratings"]["raw_api"]["identity"]["krippendorff_alpha"]["coefficient"])
 
 
@@ -185,7 +186,8 @@ KRIPPENDORFF_2011 = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "rat
 def krippendorff_2011_example_test(level):
     mm = SPEC["multirater_missing"]
     data = np.array([[np.nan if v is None else v for v in row] for row in mm["ratings"]], dtype=float)
-    est = metaeval.krippendorff_alpha(data, level=level, n_resamples=300, rng=0)
+    # data is raters x items (the package's reliability_data); metaeval takes items x raters
+    est = metaeval.krippendorff_alpha(data.T, level=level, n_resamples=300, rng=0)
     # expected: the krippendorff package (same data, same value domain)
     expected = krippendorff.alpha(reliability_data=data, value_domain=mm["categories"], level_of_measurement=level)
     assert close(est.estimate, expected)
@@ -222,7 +224,7 @@ def krippendorff_random_data_test(data):
     for level in LEVELS:
         # expected: the krippendorff package on the same raters x items array (NaN = missing)
         expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
-        got = quiet(metaeval.krippendorff_alpha, data, level=level, ci_method="percentile", n_resamples=5, rng=0)
+        got = quiet(metaeval.krippendorff_alpha, data.T, level=level, ci_method="percentile", n_resamples=5, rng=0)
         assert close(got.estimate, expected), (level, got.estimate, expected)
 
 
@@ -235,7 +237,7 @@ def krippendorff_seeded_random_nan_test():
         for level in LEVELS:
             # expected: the krippendorff package
             expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
-            got = metaeval.krippendorff_alpha(data, level=level, ci_method="percentile", n_resamples=5, rng=0)
+            got = metaeval.krippendorff_alpha(data.T, level=level, ci_method="percentile", n_resamples=5, rng=0)
             assert close(got.estimate, expected)
 
 
@@ -245,10 +247,10 @@ def krippendorff_ordinal_on_tables_test(name):
     t = TABLES[name]
     x, y = expand(t)
     data = np.vstack([x, y]).astype(float)
-    # expected: krippendorff package, ordinal, value domain 0..K-1
+    # expected: krippendorff package, ordinal, value domain 0..K-1 (raters x items there, items x raters here)
     expected = krippendorff.alpha(reliability_data=data, value_domain=list(range(t.shape[0])),
                                   level_of_measurement="ordinal")
-    assert close(metaeval.krippendorff_alpha(data, level="ordinal", **FAST).estimate, expected)
+    assert close(metaeval.krippendorff_alpha(data.T, level="ordinal", **FAST).estimate, expected)
     if t.shape[0] > 2:
         rep = quiet(metaeval.agreement_report, table=t, **FAST)
         assert close(rep["krippendorff_alpha_ordinal"].estimate, expected)
@@ -256,6 +258,6 @@ def krippendorff_ordinal_on_tables_test(name):
 
 def krippendorff_levels_must_contain_the_data_test():
     with pytest.raises(metaeval.InputError):
-        metaeval.krippendorff_alpha(np.array([[0, 1, 2, 1.5, 2], [0, 1, 2, 2, 1]]), levels=[0, 1, 2], **FAST)
+        metaeval.krippendorff_alpha(np.array([[0, 1, 2, 1.5, 2], [0, 1, 2, 2, 1]]).T, levels=[0, 1, 2], **FAST)
     with pytest.raises(metaeval.InputError):
-        metaeval.krippendorff_alpha(np.array([[0, 1, 2, 5, 2], [0, 1, 2, 2, 1]]), levels=[0, 1, 2], **FAST)
+        metaeval.krippendorff_alpha(np.array([[0, 1, 2, 5, 2], [0, 1, 2, 2, 1]]).T, levels=[0, 1, 2], **FAST)
