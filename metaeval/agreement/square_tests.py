@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -21,23 +22,34 @@ from scipy import stats as sps
 
 from ..agreement.coefficients import prepare_table
 from ..core.errors import UndefinedStatisticWarning
+from ..core.results import _fmt, _fmt_p, _html_table, _is_nan, _key_text
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from ..core.scale import Scale
+    from ..data.alignment import Paired
 
 __all__ = ["SquareTestResult", "stuart_maxwell", "bowker"]
 
 
 @dataclass(frozen=True)
 class SquareTestResult:
-    """The result of a chi-square test on a square table.
+    """The result of a chi-square test on a square table (Stuart–Maxwell or Bowker).
+
+    Named like :class:`metaeval.Estimate`: ``statistic`` is the test's name, the chi-square value is
+    ``chi2``; ``pvalue`` and ``df`` are as in scipy's test results.
 
     Attributes
     ----------
-    test : str
+    statistic : str
         ``"stuart_maxwell"`` or ``"bowker"``.
-    statistic : float
+    chi2 : float
         The chi-square statistic.
     df : float
         Degrees of freedom of the reference chi-square distribution.
     pvalue : float
+        Upper tail of the chi-square distribution at ``chi2`` (NaN on 0 degrees of freedom).
     n : int
         Number of pairs in the table.
     k : int
@@ -49,13 +61,27 @@ class SquareTestResult:
         McNemar-type statistic (n_+i − n_i+)/√(n_i+ + n_+i − 2 n_ii) (unadjusted for multiplicity).
     pairs : pandas.DataFrame or None
         Bowker only, one row per pair of levels i < j: ``level_i``, ``level_j``, ``n_ij``,
-        ``n_ji`` and the pair's contribution to the statistic.
+        ``n_ji`` and the pair's contribution to the statistic (``term``).
     extra : dict
         Notes on the computation (e.g. how many pairs or components entered the df).
+
+    References
+    ----------
+    The values are checked against statsmodels' ``SquareTable(table, shift_zeros=False)``
+    (``homogeneity()``, ``symmetry()``) and R's ``mcnemar.test`` (``tests/test_square_tests.py``).
+
+    Examples
+    --------
+    >>> from metaeval import bowker
+    >>> res = bowker(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]])
+    >>> res.statistic, round(res.chi2, 4), res.df, round(res.pvalue, 4)
+    ('bowker', 6.0256, 3, 0.1104)
+    >>> print(res)
+    bowker: chi2 = 6.0256, df = 3, p = 0.1104 (n = 104, K = 3)
     """
 
-    test: str
-    statistic: float
+    statistic: str
+    chi2: float
     df: float
     pvalue: float
     n: int
@@ -64,15 +90,77 @@ class SquareTestResult:
     pairs: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
+    #: The columns of :meth:`to_frame` (``statistic`` names the test, as in the package's estimate frames).
+    FRAME_COLUMNS: ClassVar[list[str]] = ["statistic", "chi2", "df", "pvalue", "n", "k"]
+
+    @property
+    def test(self) -> str:
+        """The test's name (the former spelling of :attr:`statistic`).
+
+        Examples
+        --------
+        >>> from metaeval import stuart_maxwell
+        >>> stuart_maxwell(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]]).test
+        'stuart_maxwell'
+        """
+        return self.statistic
+
+    def row(self) -> dict:
+        """The result as a dict with the keys of :attr:`FRAME_COLUMNS` (no rounding).
+
+        Returns
+        -------
+        dict
+            ``statistic, chi2, df, pvalue, n, k``.
+
+        Examples
+        --------
+        >>> from metaeval import stuart_maxwell
+        >>> r = stuart_maxwell(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]]).row()
+        >>> r["statistic"], round(r["chi2"], 4), r["df"]
+        ('stuart_maxwell', 5.3117, 2)
+        """
+        return {"statistic": self.statistic, "chi2": self.chi2, "df": self.df, "pvalue": self.pvalue,
+                "n": self.n, "k": self.k}
+
     def to_frame(self) -> pd.DataFrame:
-        """One tidy row: ``test``, ``statistic``, ``df``, ``pvalue``, ``n``, ``k``."""
-        return pd.DataFrame([{"test": self.test, "statistic": self.statistic, "df": self.df,
-                              "pvalue": self.pvalue, "n": self.n, "k": self.k}],
-                            columns=["test", "statistic", "df", "pvalue", "n", "k"])
+        """One tidy row: ``statistic`` (the test's name), ``chi2``, ``df``, ``pvalue``, ``n``, ``k``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row (no rounding); the frames of several tests concatenate with ``pd.concat``, and
+            with estimate frames on the shared ``statistic``, ``pvalue`` and ``n`` columns.
+
+        Examples
+        --------
+        >>> from metaeval import stuart_maxwell
+        >>> stuart_maxwell(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]]).to_frame().round(4)
+                statistic    chi2  df  pvalue    n  k
+        0  stuart_maxwell  5.3117   2  0.0702  104  3
+        """
+        return pd.DataFrame([self.row()], columns=self.FRAME_COLUMNS)
 
     def __str__(self) -> str:
-        return (f"{self.test}: chi2 = {self.statistic:.4f}, df = {self.df:g}, p = {self.pvalue:.4g} "
+        p = "nan" if _is_nan(self.pvalue) else f"{self.pvalue:.4g}"
+        return (f"{self.statistic}: chi2 = {_fmt(self.chi2)}, df = {self.df:g}, p = {p} "
                 f"(n = {self.n}, K = {self.k})")
+
+    def _repr_html_(self) -> str:
+        cols = ["statistic", "chi2", "df", "p-value", "n", "K"]
+        row = [self.statistic, _fmt(self.chi2), f"{self.df:g}", _fmt_p(self.pvalue) or "nan", str(self.n),
+               str(self.k)]
+        out = [_html_table(cols, [row], numeric=cols[1:])]
+        detail, what = ((self.margins, "per level") if self.margins is not None
+                        else (self.pairs, "per pair of levels") if self.pairs is not None else (None, ""))
+        if detail is not None:
+            dcols = [str(c) for c in detail.columns]
+            num = [str(c) for c in detail.columns if pd.api.types.is_numeric_dtype(detail[c])
+                   and not c.startswith("level")]
+            rows = [[_fmt(v) if c in num else _key_text(v) for c, v in zip(dcols, r)]
+                    for r in detail.itertuples(index=False)]
+            out.append(_html_table(dcols, rows, numeric=num, caption=what))
+        return "\n".join(out)
 
 
 def _components(w: np.ndarray) -> int:
@@ -95,14 +183,16 @@ def _components(w: np.ndarray) -> int:
     return n_comp
 
 
-def stuart_maxwell(x=None, y=None, *, table=None, scale=None) -> SquareTestResult:
+def stuart_maxwell(x: ArrayLike | Paired | None = None, y: ArrayLike | None = None, *, table: ArrayLike | None = None,
+                   scale: Scale | None = None) -> SquareTestResult:
     """Stuart–Maxwell test of marginal homogeneity: do the judge and the human use each grade equally often?
 
     Parameters
     ----------
     x, y : array-like or Paired, optional
-        Reference (rows) and candidate (columns) labels, or a Paired from :func:`metaeval.align`.
-    table : array, optional
+        Reference (rows) and candidate (columns) labels, or a Paired from :func:`metaeval.align`
+        as ``x`` alone.
+    table : array-like, optional
         K×K counts (rows: reference, columns: candidate); a C×K×K array is summed over clusters.
     scale : Scale, optional
         The levels; inferred from the labels when omitted.
@@ -110,8 +200,9 @@ def stuart_maxwell(x=None, y=None, *, table=None, scale=None) -> SquareTestResul
     Returns
     -------
     SquareTestResult
-        ``statistic``, ``df``, ``pvalue``, and ``margins``: per level the reference and candidate
-        shares, their difference (candidate − reference) and a per-level z.
+        ``statistic`` (``"stuart_maxwell"``), ``chi2``, ``df``, ``pvalue``, and ``margins``: per
+        level the reference and candidate shares, their difference (candidate − reference) and a
+        per-level z.
 
     Notes
     -----
@@ -145,10 +236,15 @@ def stuart_maxwell(x=None, y=None, *, table=None, scale=None) -> SquareTestResul
 
     Examples
     --------
-    >>> import metaeval.tests_square as sq
-    >>> res = sq.stuart_maxwell(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]])
-    >>> round(res.statistic, 4), res.df
-    (5.3117, 2)
+    The 3×3 table of ``tests/test_square_tests.py`` (statsmodels 0.15,
+    ``SquareTable(t, shift_zeros=False).homogeneity()``: statistic 5.3117, df 2):
+
+    >>> from metaeval import stuart_maxwell
+    >>> res = stuart_maxwell(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]])
+    >>> res.statistic, round(res.chi2, 4), res.df, round(res.pvalue, 4)
+    ('stuart_maxwell', 5.3117, 2, 0.0702)
+    >>> print(res)
+    stuart_maxwell: chi2 = 5.3117, df = 2, p = 0.07024 (n = 104, K = 3)
     >>> res.margins["difference"].round(3).tolist()
     [-0.077, 0.019, 0.058]
     """
@@ -188,24 +284,27 @@ def stuart_maxwell(x=None, y=None, *, table=None, scale=None) -> SquareTestResul
     return SquareTestResult("stuart_maxwell", stat, df, pvalue, n, k, margins=margins, extra=extra)
 
 
-def bowker(x=None, y=None, *, table=None, scale=None, drop_empty_pairs: bool = False) -> SquareTestResult:
+def bowker(x: ArrayLike | Paired | None = None, y: ArrayLike | None = None, *, table: ArrayLike | None = None,
+           scale: Scale | None = None, drop_empty_pairs: bool = False) -> SquareTestResult:
     """Bowker's test of symmetry: is n_ij as likely as n_ji for every pair of grades?
 
     Parameters
     ----------
     x, y : array-like or Paired, optional
-        Reference (rows) and candidate (columns) labels, or a Paired from :func:`metaeval.align`.
-    table : array, optional
+        Reference (rows) and candidate (columns) labels, or a Paired from :func:`metaeval.align`
+        as ``x`` alone.
+    table : array-like, optional
         K×K counts (rows: reference, columns: candidate); a C×K×K array is summed over clusters.
     scale : Scale, optional
+        The levels; inferred from the labels when omitted.
     drop_empty_pairs : bool, default False
         Whether pairs with n_ij + n_ji = 0 are left out of the degrees of freedom.
 
     Returns
     -------
     SquareTestResult
-        ``statistic``, ``df``, ``pvalue``, and ``pairs``: per pair i < j the two counts and the
-        pair's term of the statistic.
+        ``statistic`` (``"bowker"``), ``chi2``, ``df``, ``pvalue``, and ``pairs``: per pair i < j
+        the two counts and the pair's term of the statistic.
 
     Notes
     -----
@@ -231,10 +330,15 @@ def bowker(x=None, y=None, *, table=None, scale=None, drop_empty_pairs: bool = F
 
     Examples
     --------
-    >>> import metaeval.tests_square as sq
-    >>> res = sq.bowker(table=[[20, 10, 2], [3, 30, 9], [1, 4, 25]])
-    >>> round(res.statistic, 4), res.df
-    (6.0256, 3)
+    R 4.2.2's ``mcnemar.test`` on the 4×4 table of ``tests/test_square_tests.py`` gives
+    McNemar's chi-squared = 8.0256, df = 6, p-value = 0.2362:
+
+    >>> from metaeval import bowker
+    >>> res = bowker(table=[[20, 10, 2, 1], [3, 30, 9, 2], [1, 4, 25, 6], [0, 2, 3, 15]])
+    >>> res.statistic, round(res.chi2, 4), res.df, round(res.pvalue, 4)
+    ('bowker', 8.0256, 6, 0.2362)
+    >>> res.pairs.loc[0, ["level_i", "level_j", "n_ij", "n_ji"]].tolist()
+    [0, 1, 10, 3]
     """
     td = prepare_table(x, y, table=table, scale=scale)
     t = td.table.astype(float)
