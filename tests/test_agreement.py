@@ -156,7 +156,8 @@ def statsmodels_cohens_kappa_test(name, wt):
     # statsmodels/stats/inter_rater.py); kappa is invariant to w -> 1 - w, so they equal our
     # agreement weights 1 - |i-j|/(K-1), 1 - (i-j)^2/(K-1)^2.
     sm = quiet(inter_rater.cohens_kappa, t, wt=wt, return_results=True)
-    est = quiet(metaeval.cohen_kappa, table=t, weights=wt, ci_method="analytic")
+    est = quiet(metaeval.cohen_kappa, table=t, weights=wt, ci_method="analytic",
+                quantile="normal")  # statsmodels uses the normal quantile
     assert close(est.estimate, sm.kappa)
     assert close(est.se, sm.std_kappa, 1e-12)
     assert close(est.extra["se0"], sm.std_kappa0, 1e-12)
@@ -213,7 +214,7 @@ def psych_kappa_test(name):
 def psych_unweighted_ci_test(name):
     t = TABLES[name]
     ps = PSYCH[name]
-    est = quiet(metaeval.cohen_kappa, table=t, ci_method="analytic")
+    est = quiet(metaeval.cohen_kappa, table=t, ci_method="analytic", quantile="normal")
     # expected: r_psych_values.json kappa_ci95 (normal approximation kappa -/+ qnorm(.975) sqrt(var),
     # clipped to [-1, 1] by psych) and kappa_var (Fleiss-Cohen-Everitt 1969)
     ci = ps["kappa_ci95"]
@@ -233,7 +234,7 @@ def analytic_ci_beyond_one_is_not_clipped_test():
     would report min(1, upper) (tests/reference/README.md caveat 4). This pins the current choice.
     """
     t = np.array([[19, 1], [0, 20]])
-    est = metaeval.cohen_kappa(table=t, ci_method="analytic")
+    est = metaeval.cohen_kappa(table=t, ci_method="analytic", quantile="normal")   # statsmodels: normal quantile
     sm = inter_rater.cohens_kappa(t)
     assert sm.kappa_upp > 1
     assert close(est.ci.high, sm.kappa_upp, 1e-12) and close(est.ci.low, sm.kappa_low, 1e-12)

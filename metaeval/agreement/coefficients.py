@@ -1,9 +1,12 @@
 """Agreement between a reference rater (usually human) and a candidate (usually the judge).
 
-Every coefficient here is a function of the K×K contingency table (rows: reference, columns:
-candidate), or, for Krippendorff's alpha and Fleiss' kappa, of an additive per-item sufficient
-statistic. Intervals come from :mod:`metaeval.resample` (items, clusters or strata), or from the
-analytic large-sample variance where one exists (Cohen's kappa: Fleiss, Cohen & Everitt 1969).
+Every statistic here is a function of the K×K contingency table (rows: reference, columns:
+candidate) and is declared once in the registry (:mod:`metaeval.core.registry`; kernels in
+:mod:`metaeval.agreement.kernels`). The public functions below, :func:`agreement_report`,
+:func:`agreement_by` and :func:`agreement_difference` all evaluate registered statistics; intervals
+come from the resampling engine (:mod:`metaeval.core.resample`: items, clusters or strata), or from
+the analytic large-sample variance (:mod:`metaeval.agreement.analytic`, Gwet 2014) with
+``ci_method="analytic"``; ``ci_method=None`` gives the point estimate alone.
 
 Input forms accepted by the table statistics
 --------------------------------------------
@@ -21,8 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
-from ..core.resample import Units, bootstrap, table_units
+from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, bootstrap, table_units
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
 from ..core.scale import Scale
 from .weights import weight_matrix
@@ -32,6 +36,7 @@ __all__ = [
     "kappa_max", "matthews_corrcoef", "confusion_matrix",
     "per_class", "binary_metrics", "prevalence_bias_index", "kappa_at_prevalence", "threshold_agreement",
     "agreement_report", "agreement_by", "agreement_difference", "weight_matrix", "TableData", "prepare_table",
+    "REPORT_STATISTICS",
 ]
 
 
@@ -136,117 +141,10 @@ def _counts(t):
 
 
 # --------------------------------------------------------------------------------------------
-# vectorized kernels: S has shape (b, K*K)
+# evaluating a registered statistic
 # --------------------------------------------------------------------------------------------
 
-def _tables(S, k):
-    T = np.asarray(S, dtype=float).reshape(-1, k, k)
-    n = T.sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = T / n[:, None, None]
-    return p, n
-
-
-def _po_pe(S, k, w, chance):
-    p, n = _tables(S, k)
-    po = np.einsum("ij,bij->b", w, p)
-    r, c = p.sum(axis=2), p.sum(axis=1)
-    if chance == "cohen":
-        pe = np.einsum("ij,bi,bj->b", w, r, c)
-    elif chance == "scott":
-        pi = (r + c) / 2
-        pe = np.einsum("ij,bi,bj->b", w, pi, pi)
-    elif chance == "bp":
-        pe = np.full(len(po), w.sum() / k**2)
-    elif chance == "gwet":
-        pi = (r + c) / 2
-        pe = w.sum() / (k * (k - 1)) * (pi * (1 - pi)).sum(axis=1)
-    else:  # pragma: no cover
-        raise ValueError(chance)
-    return po, pe
-
-
-def _coef(po, pe):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (po - pe) / (1 - pe)
-    out = np.where(np.isclose(pe, 1.0, rtol=0, atol=1e-14), np.nan, out)
-    return out
-
-
-def _kappa_kernel(k, w, chance):
-    def f(S):
-        po, pe = _po_pe(S, k, w, chance)
-        return _coef(po, pe)
-    return f
-
-
-def _alpha_from_coincidence(o, values, level):
-    """Krippendorff's alpha from coincidence matrices o (b, V, V) (Krippendorff 2011)."""
-    nc = o.sum(axis=2)
-    n = nc.sum(axis=1)
-    v = np.asarray(values, dtype=float)
-    if level == "nominal":
-        d2 = (1 - np.eye(len(v)))[None]
-    elif level == "interval":
-        d2 = ((v[:, None] - v[None, :]) ** 2)[None]
-    elif level == "ratio":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d2 = (((v[:, None] - v[None, :]) / (v[:, None] + v[None, :])) ** 2)
-        d2 = np.nan_to_num(d2)[None]
-    elif level == "ordinal":
-        mid = np.cumsum(nc, axis=1) - nc / 2
-        d2 = (mid[:, :, None] - mid[:, None, :]) ** 2
-    else:
-        raise ValueError(f"level must be nominal, ordinal, interval or ratio, got {level!r}")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        do = (o * d2).sum(axis=(1, 2)) / n
-        de = (nc[:, :, None] * nc[:, None, :] * d2).sum(axis=(1, 2)) / (n * (n - 1))
-        out = 1 - do / de
-    return np.where(de > 0, out, np.nan)
-
-
-def _alpha_table_kernel(k, values, level):
-    def f(S):
-        T = np.asarray(S, dtype=float).reshape(-1, k, k)
-        return _alpha_from_coincidence(T + T.transpose(0, 2, 1), values, level)
-    return f
-
-
-def _kappa_max_kernel(k):
-    def f(S):
-        p, _ = _tables(S, k)
-        r, c = p.sum(axis=2), p.sum(axis=1)
-        pe = (r * c).sum(axis=1)
-        pomax = np.minimum(r, c).sum(axis=1)
-        return _coef(pomax, pe)
-    return f
-
-
-def _mcc_kernel(k):
-    def f(S):
-        C = np.asarray(S, dtype=float).reshape(-1, k, k)
-        t, p = C.sum(axis=2), C.sum(axis=1)
-        c = np.trace(C, axis1=1, axis2=2)
-        s = C.sum(axis=(1, 2))
-        num = c * s - (t * p).sum(axis=1)
-        den = np.sqrt((s**2 - (p**2).sum(axis=1)) * (s**2 - (t**2).sum(axis=1)))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / den, np.nan)
-    return f
-
-
-def _po_kernel(k, w):
-    def f(S):
-        p, _ = _tables(S, k)
-        return np.einsum("ij,bij->b", w, p)
-    return f
-
-
-# --------------------------------------------------------------------------------------------
-# result assembly
-# --------------------------------------------------------------------------------------------
-
-def _check_defined(name, value, td: TableData):
+def _check_defined(name, value, td: TableData, stacklevel=4):
     if np.isnan(value):
         used_r = (td.table.sum(axis=1) > 0).sum()
         used_c = (td.table.sum(axis=0) > 0).sum()
@@ -254,39 +152,119 @@ def _check_defined(name, value, td: TableData):
                f"chance agreement is 1: the reference uses {used_r} and the candidate {used_c} of {td.k} "
                "levels (one class only)")
         warnings.warn(f"{name} is undefined: {why}; PABAK and Gwet's AC1 still report", UndefinedStatisticWarning,
-                      stacklevel=4)
+                      stacklevel=stacklevel)
 
 
 def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_level, rng, alternative="two-sided",
-         analytic=None, warn_names=None):
-    """Bootstrap a (vector) kernel and wrap each component in an Estimate."""
+         warn_names=()):
+    """Evaluate a (vector) kernel on the table, bootstrap it through the engine, one Estimate per entry.
+
+    ``ci_method=None`` gives point estimates with no resampling. ``warn_names`` lists the entries
+    that get an UndefinedStatisticWarning when NaN.
+    """
     names = [names] if isinstance(names, str) else list(names)
-    if ci_method == "analytic":
-        if analytic is None:
-            raise ValueError(f"no analytic interval for {names[0]}; use ci_method='bca', 'percentile' or 'basic'")
-        return analytic()
     res = bootstrap(kernel, td.units, n_resamples=n_resamples, ci_method=ci_method,
                     confidence_level=confidence_level, rng=rng, alternative=alternative)
-    out = []
     for j, name in enumerate(names):
-        if warn_names is None or name in warn_names:
-            _check_defined(name, res.theta_hat[j], td)
-        out.append(Estimate(
-            statistic=name, estimate=float(res.theta_hat[j]),
-            ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, ci_method),
-            se=float(res.se[j]), bias=float(res.bias[j]), n=td.n, unit=res.unit, n_units=res.n_units,
-            n_resamples=res.n_resamples, seed=res.seed,
-            replicates=None if res.replicates is None else res.replicates[:, j],
-            extra={"z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j]),
-                   **res.extra}))
-    return out
+        if name in warn_names:
+            _check_defined(name, res.theta_hat[j], td, stacklevel=5)
+    return res.estimates(names, n=td.n)
 
 
-_COMMON_DOC = """
-    Parameters
-    ----------
-    x, y : array-like or Paired, optional
-        Reference and candidate labels, or a Paired from :func:`metaeval.align`.
+def _levels(td: TableData):
+    try:
+        return np.asarray(td.scale.levels, dtype=float)
+    except (TypeError, ValueError):
+        return np.arange(td.k, dtype=float)
+
+
+def _bound(name, weights, td: TableData, **params):
+    """Resolve a registered statistic for this table (Krippendorff's level defaults to the scale's kind)."""
+    stat = registry.get(name)
+    if stat.weights == "level" and weights is None:
+        weights = td.scale.kind if td.scale.kind in ("nominal", "ordinal", "interval", "ratio") and td.k > 2 \
+            else "nominal"
+    if stat.needs_binary:
+        _need_binary(td)
+    return registry.resolve(name, weights, **params)
+
+
+def _analytic(bound, td: TableData, *, confidence_level, population_size, quantile, alternative="two-sided"):
+    """The estimate with its analytic (Gwet 2014 / Fleiss–Cohen–Everitt) interval."""
+    from .analytic import analytic_interval, fpc
+
+    fn = bound.statistic.analytic_function()
+    if fn is None:
+        raise ValueError(f"no analytic variance for {bound.name}; use a bootstrap ci_method "
+                         "('bca', 'percentile', 'basic') or ci_method=None")
+    if td.units.kind != "items":
+        raise ValueError("the analytic interval assumes iid items; use a bootstrap ci_method ('bca', "
+                         "'percentile', 'basic') with cluster= or strata=")
+    w = bound.weight_matrix(td.k, _levels(td))
+    if w is None:
+        w = bound.weights if bound.statistic.weights == "level" else np.eye(td.k)
+    res = fn(td.table, w) if td.n > 0 else None
+    est = np.nan if res is None else float(res.estimate)
+    f = fpc(td.n, population_size)
+    var = np.nan if res is None else float(res.variance) * f
+    se = float(np.sqrt(var)) if var == var and var >= 0 else np.nan
+    if bound.statistic.warn_undefined:
+        _check_defined(bound.name, est, td, stacklevel=5)
+    low, high = analytic_interval(est, se, n=td.n, confidence_level=confidence_level, quantile=quantile,
+                                  alternative=alternative)
+    extra = {"quantile": quantile, "fpc": f}
+    pvalue = None
+    var0 = np.nan if res is None else float(getattr(res, "variance0", np.nan))
+    if var0 == var0:
+        se0 = float(np.sqrt(max(var0 * f, 0.0)))
+        extra["se0"] = se0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pvalue = float(2 * sps.norm.sf(abs(est / se0))) if se0 > 0 else np.nan
+    return Estimate(bound.name, est, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"),
+                    se=se, pvalue=pvalue, n=td.n, unit="none", n_units=td.n, extra=extra)
+
+
+def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES,
+              confidence_level=0.95, rng=None, population_size=None, quantile="t", alternative="two-sided") -> Estimate:
+    """One registered scalar statistic of a table, with the interval asked for."""
+    bound = _bound(name, weights, td)
+    if ci_method == "analytic":
+        return _analytic(bound, td, confidence_level=confidence_level, population_size=population_size,
+                         quantile=quantile, alternative=alternative)
+    if population_size is not None:
+        raise ValueError("population_size= (the finite-population correction) applies to ci_method='analytic'")
+    warn = (bound.name,) if bound.statistic.warn_undefined else ()
+    est = _run(bound.kernel(td.k, _levels(td)), td, bound.name, n_resamples=n_resamples, ci_method=ci_method,
+               confidence_level=confidence_level, rng=rng, alternative=alternative, warn_names=warn)[0]
+    if bound.statistic.analytic is None or td.n == 0:
+        return est
+    # where the analytic variance has an H0 version (Cohen's kappa), the z-test p-value is reported
+    # with any interval; with clusters or strata the z-test does not apply: bootstrap p-value instead
+    fn = bound.statistic.analytic_function()
+    w = bound.weight_matrix(td.k, _levels(td))
+    if w is None:
+        w = bound.weights if bound.statistic.weights == "level" else np.eye(td.k)
+    try:
+        res = fn(td.table, w)
+    except ValueError:
+        return est
+    var0 = float(getattr(res, "variance0", np.nan))
+    if var0 != var0:
+        return est
+    se0 = float(np.sqrt(max(var0, 0.0)))
+    extra = {**est.extra, "se0": se0, "se_analytic": float(np.sqrt(max(float(res.variance), 0.0)))}
+    if td.units.kind == "items" or est.replicates is None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pval = float(2 * sps.norm.sf(abs(est.estimate / se0))) if se0 > 0 else np.nan
+    else:
+        from ..core.resample import bootstrap_pvalue
+
+        pval = float(bootstrap_pvalue(est.replicates[:, None], 0.0)[0])
+    return Estimate(**{**est.__dict__, "pvalue": pval, "extra": extra})
+
+
+_DATA_PARAMS = """x, y : array-like or Paired, optional
+        Reference and candidate labels, or a Paired from :func:`metaeval.align` (pass it as ``x``).
     table : array, optional
         K×K counts (rows: reference, columns: candidate), or C×K×K per-cluster counts.
     scale : Scale, optional
@@ -294,178 +272,349 @@ _COMMON_DOC = """
     cluster : array-like or str, optional
         Cluster id of each pair (or a column of the Paired): resample clusters (topics).
     strata : array-like or str, optional
-        Stratum of each pair: resample items within strata.
-    ci_method : {"bca", "percentile", "basic"%s}
+        Stratum of each pair: resample items within strata."""
+
+_BOOT_PARAMS = _DATA_PARAMS + """
+    ci_method : {"bca", "percentile", "basic", None}
+        Bootstrap interval through the engine, or None for the point estimate alone (no
+        resampling).
     n_resamples : int
+        Bootstrap replicates.
     confidence_level : float
+        Two-sided confidence level of the interval.
     rng : None, int or numpy.random.Generator
+        Seed of the bootstrap; the seed used is reported on the result."""
 
-    Returns
-    -------
-    Estimate
-"""
+_COMMON_PARAMS = _DATA_PARAMS + """
+    ci_method : {"bca", "percentile", "basic", "analytic", None}
+        Bootstrap interval through the engine, the analytic large-sample interval (iid items
+        only; Gwet 2014), or None for the point estimate alone (no resampling).
+    n_resamples : int
+        Bootstrap replicates.
+    confidence_level : float
+        Two-sided confidence level of the interval.
+    rng : None, int or numpy.random.Generator
+        Seed of the bootstrap; the seed used is reported on the result.
+    population_size : int, optional
+        Number of items in the population the sample was drawn from, for the finite-population
+        correction (1 − n/N) of the analytic variance (``ci_method="analytic"`` only).
+    quantile : {"t", "normal"}
+        Quantile of the analytic interval: t with n − 1 degrees of freedom (as irrCAC) or normal."""
+
+_RETURNS_ESTIMATE = """Estimate
+        The estimate, its interval (``ci``), standard error, n, the resampling unit and the seed."""
 
 
-def _kappa_family(name, chance, x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
-                  confidence_level, rng, analytic=None):
+def _doc(fn):
+    params = _COMMON_PARAMS if "population_size" in fn.__code__.co_varnames else _BOOT_PARAMS
+    fn.__doc__ = fn.__doc__.replace("{params}", params).replace("{returns}", _RETURNS_ESTIMATE)
+    return fn
+
+
+def _named(name, td: TableData, weights=None):
+    """Resolve a plain or suffixed registry name for this table; a suffix is an explicit choice."""
+    stat, suffix = registry.parse(name)
+    return _bound(stat.name, weights if weights is not None else suffix, td)
+
+
+def _scalar(name, x, y, table, weights, scale, cluster, strata, ci_method, n_resamples, confidence_level, rng,
+            population_size, quantile):
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    w = weight_matrix(weights, td.k)
-    kernel = _kappa_kernel(td.k, w, chance)
-    return _run(kernel, td, name, n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng,
-                analytic=(lambda: [analytic(td, w)]) if analytic else None,
-                warn_names=None if chance in ("cohen", "scott") else [])[0]
+    if weights is None and registry.get(name).weights == "agreement":
+        weights = "identity"           # a public function's weights=None means unweighted
+    return _evaluate(name, td, weights=weights, ci_method=ci_method, n_resamples=n_resamples,
+                     confidence_level=confidence_level, rng=rng, population_size=population_size, quantile=quantile)
 
 
-def _fce(td: TableData, w, confidence_level):
-    """Cohen's weighted kappa with the Fleiss–Cohen–Everitt (1969) variance, and var under H0."""
-    n = td.n
-    p = td.table / n
-    r, c = p.sum(axis=1), p.sum(axis=0)
-    pe = float(r @ w @ c)
-    if np.isclose(pe, 1.0):
-        return np.nan, np.nan, np.nan
-    po = float((w * p).sum())
-    kappa = (po - pe) / (1 - pe) if not np.isclose(pe, 1) else np.nan
-    wi = w @ c          # w̄_i+ = Σ_j p_+j w_ij
-    wj = r @ w          # w̄_+j = Σ_i p_i+ w_ij
-    term = (p * (w - (wi[:, None] + wj[None, :]) * (1 - kappa)) ** 2).sum()
-    var = (term - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
-    term0 = (np.outer(r, c) * (w - (wi[:, None] + wj[None, :])) ** 2).sum()
-    var0 = (term0 - pe**2) / (n * (1 - pe) ** 2)
-    return kappa, max(var, 0.0), max(var0, 0.0)
+# --------------------------------------------------------------------------------------------
+# the coefficients
+# --------------------------------------------------------------------------------------------
 
-
+@_doc
 def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
-                ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
+                ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
+                population_size=None, quantile="t") -> Estimate:
     """Cohen's kappa, unweighted or weighted (Cohen 1960, 1968).
 
     κ_w = (p_o − p_e)/(1 − p_e) with p_o = Σ w_ij p_ij and p_e = Σ w_ij p_i+ p_+j.
-    ``weights``: None (unweighted), ``"linear"``, ``"quadratic"`` or a K×K agreement-weight matrix.
 
-    ``ci_method="analytic"`` gives the Fleiss–Cohen–Everitt (1969) large-sample interval (the
-    variance statsmodels' ``cohens_kappa`` uses; R psych agrees for unweighted kappa). The z-test
-    p-value in ``.pvalue`` always uses the variance under H0 (``extra["se0"]``), kept apart from the
-    interval's standard error (with ``cluster=`` or ``strata=`` the z-test does not apply, and
-    ``.pvalue`` is the bootstrap p-value of kappa = 0 instead). A one-class sample gives NaN and a
-    warning.
+    Parameters
+    ----------
+    {params}
+    weights : str or array (K, K), optional
+        None (unweighted), a named scheme (``"linear"``, ``"quadratic"``, ``"ordinal"``,
+        ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"``: see
+        :func:`metaeval.agreement.weights.weight_matrix`) or a K×K agreement-weight matrix.
 
-    Validated against scikit-learn's ``cohen_kappa_score``, statsmodels' ``cohens_kappa`` and R
-    ``psych::cohen.kappa`` (tests/reference).
-    %s
+    Returns
+    -------
+    {returns}
+        ``.pvalue`` is the z-test of κ = 0 with the variance under H0 (``extra["se0"]``), kept
+        apart from the interval's standard error; with ``cluster=`` or ``strata=`` the z-test does
+        not apply and ``.pvalue`` is the bootstrap p-value of κ = 0 instead.
+
+    Notes
+    -----
+    ``ci_method="analytic"`` uses the Fleiss–Cohen–Everitt (1969) large-sample variance (the one
+    statsmodels' ``cohens_kappa`` and irrCAC's ``kappa2.table`` use). A one-class sample gives NaN
+    and an UndefinedStatisticWarning.
+
+    References
+    ----------
+    Validated against scikit-learn ``cohen_kappa_score``, statsmodels ``cohens_kappa`` (estimate,
+    ``std_kappa``, ``std_kappa0``), R ``psych::cohen.kappa`` 2.2.9 and irrCAC (tests/reference).
+
     Examples
     --------
     >>> import metaeval
-    >>> round(metaeval.cohen_kappa(table=[[85, 20], [20, 77]], ci_method="analytic").estimate, 4)
-    0.6032
+    >>> k = metaeval.cohen_kappa(table=[[85, 20], [20, 77]], ci_method="analytic")
+    >>> round(k.estimate, 4), round(k.se, 4)
+    (0.6033, 0.0562)
+    >>> round(metaeval.cohen_kappa(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.6033
     """
-    td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    if ci_method == "analytic" and td.units.kind != "items":
-        raise ValueError("the analytic interval assumes iid items; use a bootstrap ci_method ('bca', "
-                         "'percentile', 'basic') with cluster= or strata=")
-    w = weight_matrix(weights, td.k)
-    name = "cohen_kappa" if weights is None else f"cohen_kappa_{weights if isinstance(weights, str) else 'weighted'}"
-    kappa, var, var0 = _fce(td, w, confidence_level) if td.n > 0 else (np.nan, np.nan, np.nan)
-    se0 = float(np.sqrt(var0)) if var0 == var0 else np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pval = float(2 * sps.norm.sf(abs(kappa / se0))) if se0 and se0 > 0 else np.nan
-
-    def analytic():
-        _check_defined(name, kappa, td)
-        se = float(np.sqrt(var))
-        z = sps.norm.ppf(0.5 + confidence_level / 2)
-        return [Estimate(name, float(kappa), ConfidenceInterval(kappa - z * se, kappa + z * se, confidence_level,
-                                                                "analytic"),
-                         se=se, pvalue=pval, n=td.n, unit="none", n_units=td.n, extra={"se0": se0, "var": var})]
-
-    est = _run(_kappa_kernel(td.k, w, "cohen"), td, name, n_resamples=n_resamples, ci_method=ci_method,
-               confidence_level=confidence_level, rng=rng, analytic=analytic)[0]
-    if ci_method != "analytic":
-        if td.units.kind != "items" and est.replicates is not None:
-            # the z-test assumes iid items: with clusters or strata, the bootstrap p-value of kappa = 0
-            reps = est.replicates[~np.isnan(est.replicates)]
-            pval = float(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean()))) if len(reps) else np.nan
-        est = Estimate(**{**est.__dict__, "pvalue": pval, "extra": {**est.extra, "se0": se0,
-                                                                   "se_analytic": float(np.sqrt(var))}})
-    return est
+    return _scalar("cohen_kappa", x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
-cohen_kappa.__doc__ = cohen_kappa.__doc__ % (_COMMON_DOC % ', "analytic"')
-
-
-def scott_pi(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None, ci_method="bca",
-             n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
+@_doc
+def scott_pi(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
+             ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
+             population_size=None, quantile="t") -> Estimate:
     """Scott's pi: chance agreement from the pooled margins, p_e = Σ w_ij π_i π_j, π = (p_i+ + p_+i)/2.
 
-    Validated against irrCAC (tests/reference).
+    Parameters
+    ----------
+    {params}
+    weights : str or array (K, K), optional
+        Agreement weights by name or matrix (see :func:`cohen_kappa`).
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Scott (1955). Validated against irrCAC ``scott2.table`` (coefficient and standard error).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.scott_pi(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.6033
     """
-    return _kappa_family("scott_pi", "scott", x, y, table, weights, scale, cluster, strata, ci_method,
-                         n_resamples, confidence_level, rng)
+    return _scalar("scott_pi", x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
+@_doc
 def bennett_s(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
-              ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
+              ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
+              population_size=None, quantile="t") -> Estimate:
     """Bennett–Alpert–Goldstein S = Brennan–Prediger coefficient: p_e = Σ w_ij / K².
 
     Unweighted this is (K p_o − 1)/(K − 1); for K = 2, PABAK = 2 p_o − 1 (Byrt et al. 1993).
     K is the number of levels of the scale (a level nobody used still counts).
+
+    Parameters
+    ----------
+    {params}
+    weights : str or array (K, K), optional
+        Agreement weights by name or matrix (see :func:`cohen_kappa`).
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Bennett, Alpert & Goldstein (1954); Brennan & Prediger (1981). Validated against irrCAC
+    ``bp2.table``.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.bennett_s(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.604
     """
-    return _kappa_family("bennett_s", "bp", x, y, table, weights, scale, cluster, strata, ci_method,
-                         n_resamples, confidence_level, rng)
+    return _scalar("bennett_s", x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
-def pabak(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-          n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
+@_doc
+def pabak(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
+          n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None, population_size=None,
+          quantile="t") -> Estimate:
     """Prevalence- and bias-adjusted kappa, (K p_o − 1)/(K − 1) (Byrt, Bishop & Carlin 1993).
 
-    For two classes 2 p_o − 1; on K classes it equals the Brennan–Prediger S.
+    For two classes 2 p_o − 1; on K classes it equals the unweighted Brennan–Prediger S.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Byrt, Bishop & Carlin (1993); the identity κ = (PABAK − PI² + BI²)/(1 − PI² + BI²) is tested.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.pabak(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.604
     """
-    est = bennett_s(x, y, table=table, scale=scale, cluster=cluster, strata=strata, ci_method=ci_method,
-                    n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
-    return Estimate(**{**est.__dict__, "statistic": "pabak"})
+    return _scalar("pabak", x, y, table, None, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
-def gwet_ac1(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-             n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
+@_doc
+def gwet_ac1(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
+             n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None, population_size=None,
+             quantile="t") -> Estimate:
     """Gwet's AC1: p_e = Σ_k π_k (1 − π_k)/(K − 1), π_k = (p_k+ + p_+k)/2 (Gwet 2008).
 
-    Validated against irrCAC (tests/reference).
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Gwet (2008, 2014). Validated against irrCAC ``gwet.ac1.table`` (coefficient, standard error,
+    interval).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.gwet_ac1(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.6046
     """
-    return _kappa_family("gwet_ac1", "gwet", x, y, table, None, scale, cluster, strata, ci_method,
-                         n_resamples, confidence_level, rng)
+    return _scalar("gwet_ac1", x, y, table, None, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
+@_doc
 def gwet_ac2(x=None, y=None, *, table=None, weights="quadratic", scale=None, cluster=None, strata=None,
-             ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
-    """Gwet's AC2 (weighted AC1): p_e = T_w/(K(K − 1)) Σ_k π_k(1 − π_k), T_w = Σ w_ij (Gwet 2014)."""
-    est = _kappa_family("gwet_ac2", "gwet", x, y, table, weights, scale, cluster, strata, ci_method,
-                        n_resamples, confidence_level, rng)
-    return est
+             ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
+             population_size=None, quantile="t") -> Estimate:
+    """Gwet's AC2 (weighted AC1): p_e = T_w/(K(K − 1)) Σ_k π_k(1 − π_k), T_w = Σ w_ij (Gwet 2014).
+
+    Parameters
+    ----------
+    {params}
+    weights : str or array (K, K)
+        Agreement weights by name or matrix; quadratic by default (as the registry declares, so
+        that every consumer of ``"gwet_ac2"`` uses the same weights).
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Gwet (2014), chapter 3. Validated against irrCAC ``gwet.ac1.table`` with weights.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> t = [[10, 3, 0], [2, 12, 4], [0, 3, 9]]
+    >>> round(metaeval.gwet_ac2(table=t, ci_method=None).estimate, 4)
+    0.7973
+    """
+    return _scalar("gwet_ac2", x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
+@_doc
 def observed_agreement(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
-                       ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
-    """Observed (weighted) agreement p_o = Σ w_ij p_ij."""
-    td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    w = weight_matrix(weights, td.k)
-    return _run(_po_kernel(td.k, w), td, "observed_agreement", n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng, warn_names=[])[0]
+                       ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                       rng=None, population_size=None, quantile="t") -> Estimate:
+    """Observed (weighted) agreement p_o = Σ w_ij p_ij.
+
+    Parameters
+    ----------
+    {params}
+    weights : str or array (K, K), optional
+        Agreement weights by name or matrix (see :func:`cohen_kappa`).
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    The definition; its variance as irrCAC ``pa2.table``.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.observed_agreement(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.802
+    """
+    return _scalar("observed_agreement", x, y, table, weights, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, population_size, quantile)
 
 
-def kappa_max(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-              n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
-    """The largest unweighted kappa the margins allow: p_o,max = Σ_k min(p_k+, p_+k)."""
-    td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    return _run(_kappa_max_kernel(td.k), td, "kappa_max", n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng)[0]
+@_doc
+def kappa_max(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
+              n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None) -> Estimate:
+    """The largest unweighted kappa the margins allow: p_o,max = Σ_k min(p_k+, p_+k).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Cohen (1960); checked by its definition on tables whose maximum is known.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.kappa_max(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    1.0
+    """
+    return _scalar("kappa_max", x, y, table, None, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, None, "t")
 
 
-def matthews_corrcoef(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-                      n_resamples=2000, confidence_level=0.95, rng=None) -> Estimate:
-    """Matthews correlation (multiclass form of Gorodkin 2004, as scikit-learn computes it)."""
-    td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    return _run(_mcc_kernel(td.k), td, "matthews_corrcoef", n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng)[0]
+@_doc
+def matthews_corrcoef(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
+                      ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                      rng=None) -> Estimate:
+    """Matthews correlation (multiclass form of Gorodkin 2004, as scikit-learn computes it).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    {returns}
+
+    References
+    ----------
+    Gorodkin (2004). Validated against scikit-learn ``matthews_corrcoef``.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> round(metaeval.matthews_corrcoef(table=[[85, 20], [20, 77]], ci_method=None).estimate, 4)
+    0.6033
+    """
+    return _scalar("matthews_corrcoef", x, y, table, None, scale, cluster, strata, ci_method, n_resamples,
+                   confidence_level, rng, None, "t")
 
 
 # --------------------------------------------------------------------------------------------
@@ -475,47 +624,91 @@ def matthews_corrcoef(x=None, y=None, *, table=None, scale=None, cluster=None, s
 def confusion_matrix(x=None, y=None, *, table=None, scale=None, normalize=None) -> pd.DataFrame:
     """The contingency table as a labelled frame (rows: reference, columns: candidate).
 
-    ``normalize``: None (counts), ``"row"`` (each reference level sums to 1: per-class recall on the
-    diagonal), ``"column"`` (precision on the diagonal) or ``"all"``.
+    Parameters
+    ----------
+    x, y : array-like or Paired, optional
+        Reference and candidate labels, or a Paired.
+    table : array (K, K), optional
+        Counts.
+    scale : Scale, optional
+    normalize : {None, "row", "column", "all"}
+        None (counts), ``"row"`` (each reference level sums to 1: per-class recall on the
+        diagonal), ``"column"`` (precision on the diagonal) or ``"all"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``reference``, columns ``candidate``, labelled by the scale's levels.
+
+    References
+    ----------
+    Equals scikit-learn ``confusion_matrix`` (tests).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> metaeval.confusion_matrix([0, 1, 1, 2], [0, 1, 2, 2])
+    candidate  0  1  2
+    reference
+    0          1  0  0
+    1          0  1  1
+    2          0  0  1
     """
     from ..core.tables import normalize_counts
 
     td = prepare_table(x, y, table=table, scale=scale)
     t = normalize_counts(td.table, normalize)
     labels = td.scale.labels
-    out = pd.DataFrame(t if normalize else td.table, index=pd.Index(labels, name="reference"),
-                       columns=pd.Index(labels, name="candidate"))
-    return out
+    return pd.DataFrame(t if normalize else td.table, index=pd.Index(labels, name="reference"),
+                        columns=pd.Index(labels, name="candidate"))
 
 
-def _per_class_kernel(k):
-    def f(S):
-        T = np.asarray(S, dtype=float).reshape(-1, k, k)
-        d = np.diagonal(T, axis1=1, axis2=2)
-        r, c = T.sum(axis=2), T.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prec = d / c
-            rec = d / r
-            f1 = 2 * d / (r + c)
-        return np.concatenate([prec, rec, f1], axis=1)
-    return f
+def _need_binary(td):
+    if td.k != 2:
+        raise InputError(f"binary labels needed, got {td.k} levels {td.scale.levels}",
+                         fix="binarize first, e.g. paired.binarize(2) or scale.binarize(threshold)")
 
 
-def per_class(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-              n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+def _vector(name, td, *, ci_method, n_resamples, confidence_level, rng, **params):
+    """Estimates of a registered vector statistic, named by its components."""
+    bound = _bound(name, None, td, **params)
+    return _run(bound.kernel(td.k, _levels(td)), td, bound.components(td.k, td.scale.labels),
+                n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level, rng=rng)
+
+
+@_doc
+def per_class(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
+              n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None) -> ResultSet:
     """Per-class precision, recall and F1 (each with an interval) and support.
 
     Precision of class k = n_kk / n_+k (how often the candidate's k is the reference's k); recall =
-    n_kk / n_k+ (per-class accuracy, as UMBRELA reports it); F1 = 2 n_kk / (n_k+ + n_+k). Validated
-    against scikit-learn's ``precision_recall_fscore_support``. ``to_frame()`` has a ``class`` and a
-    ``support`` column.
+    n_kk / n_k+ (per-class accuracy, as UMBRELA reports it); F1 = 2 n_kk / (n_k+ + n_+k).
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    ResultSet
+        Estimates named ``precision``, ``recall``, ``f1`` with keys ``class`` and ``support``.
+
+    References
+    ----------
+    Validated against scikit-learn ``precision_recall_fscore_support``.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> r = metaeval.per_class(table=[[8, 2], [1, 9]], ci_method=None)
+    >>> round(r.get(statistic="recall", **{"class": "1"}).estimate, 2)
+    0.9
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
     k = td.k
     labels = td.scale.labels
-    names = [f"{m}[{lab}]" for m in ("precision", "recall", "f1") for lab in labels]
-    ests = _run(_per_class_kernel(k), td, names, n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng, warn_names=[])
+    ests = _vector("per_class", td, ci_method=ci_method, n_resamples=n_resamples,
+                   confidence_level=confidence_level, rng=rng)
     support = td.table.sum(axis=1)
     out = ResultSet(name="per_class")
     for i, e in enumerate(ests):
@@ -526,77 +719,76 @@ def per_class(x=None, y=None, *, table=None, scale=None, cluster=None, strata=No
     return out
 
 
-def _binary_kernel(S):
-    T = np.asarray(S, dtype=float).reshape(-1, 2, 2)
-    tn, fp, fn, tp = T[:, 0, 0], T[:, 0, 1], T[:, 1, 0], T[:, 1, 1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.stack([tp / (tp + fn), tn / (tn + fp), tp / (tp + fp), tn / (tn + fn),
-                         (tp + fn) / T.sum(axis=(1, 2))], axis=1)
-
-
-def binary_metrics(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-                   n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+@_doc
+def binary_metrics(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
+                   ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                   rng=None) -> ResultSet:
     """Sensitivity, specificity, PPV, NPV and reference prevalence for binary labels (1 = positive).
 
     Rows of the table are the reference (the truth), level index 1 the positive class.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    ResultSet
+        ``sensitivity``, ``specificity``, ``ppv``, ``npv``, ``prevalence``.
+
+    References
+    ----------
+    The definitions, checked against scikit-learn's ``confusion_matrix`` counts.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> r = metaeval.binary_metrics(table=[[77, 20], [20, 85]], ci_method=None)
+    >>> round(r["sensitivity"].estimate, 4), round(r["ppv"].estimate, 4)
+    (0.8095, 0.8095)
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    _need_binary(td)
-    names = ["sensitivity", "specificity", "ppv", "npv", "prevalence"]
-    return ResultSet(_run(_binary_kernel, td, names, n_resamples=n_resamples, ci_method=ci_method,
-                          confidence_level=confidence_level, rng=rng, warn_names=[]), name="binary_metrics")
+    return ResultSet(_vector("binary_metrics", td, ci_method=ci_method, n_resamples=n_resamples,
+                             confidence_level=confidence_level, rng=rng), name="binary_metrics")
 
 
-def _need_binary(td):
-    if td.k != 2:
-        raise InputError(f"binary labels needed, got {td.k} levels {td.scale.levels}",
-                         fix="binarize first, e.g. paired.binarize(2) or scale.binarize(threshold)")
-
-
-def _pi_bi_kernel(S):
-    T = np.asarray(S, dtype=float).reshape(-1, 2, 2)
-    n = T.sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pi = (T[:, 1, 1] - T[:, 0, 0]) / n
-        bi = (T[:, 1, 0] - T[:, 0, 1]) / n
-    return np.stack([pi, bi], axis=1)
-
-
+@_doc
 def prevalence_bias_index(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
-                          ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+                          ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                          rng=None) -> ResultSet:
     """Byrt, Bishop & Carlin (1993): prevalence index PI = (a − d)/N and bias index BI = (b − c)/N.
 
     a = both positive, d = both negative, b = reference positive / candidate negative, c = the
     reverse. κ = (PABAK − PI² + BI²)/(1 − PI² + BI²): a large |PI| explains "high agreement, low kappa".
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    ResultSet
+        ``prevalence_index`` and ``bias_index``.
+
+    References
+    ----------
+    Byrt, Bishop & Carlin (1993); the identity above is tested.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> r = metaeval.prevalence_bias_index(table=[[10, 5], [3, 82]], ci_method=None)
+    >>> round(r["prevalence_index"].estimate, 2), round(r["bias_index"].estimate, 2)
+    (0.72, -0.02)
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    _need_binary(td)
-    return ResultSet(_run(_pi_bi_kernel, td, ["prevalence_index", "bias_index"], n_resamples=n_resamples,
-                          ci_method=ci_method, confidence_level=confidence_level, rng=rng, warn_names=[]),
-                     name="prevalence_bias_index")
+    return ResultSet(_vector("prevalence_bias_index", td, ci_method=ci_method, n_resamples=n_resamples,
+                             confidence_level=confidence_level, rng=rng), name="prevalence_bias_index")
 
 
 # --------------------------------------------------------------------------------------------
 # kappa at another prevalence
 # --------------------------------------------------------------------------------------------
-
-def _at_prevalence(S, prevs):
-    """κ, PPV and p_o at each prevalence π from Se and Sp of each table: shape (b, 3·len(prevs))."""
-    T = np.asarray(S, dtype=float).reshape(-1, 2, 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = T[:, 1, 1] / T[:, 1].sum(axis=1)
-        sp = T[:, 0, 0] / T[:, 0].sum(axis=1)
-        pi = np.asarray(prevs, dtype=float)[None, :]
-        tp = pi * se[:, None]
-        fn = pi * (1 - se[:, None])
-        fp = (1 - pi) * (1 - sp[:, None])
-        tn = (1 - pi) * sp[:, None]
-        po = tp + tn
-        pe = (tp + fn) * (tp + fp) + (tn + fp) * (tn + fn)
-        kappa = _coef(po, pe)
-        ppv = tp / (tp + fp)
-    return np.concatenate([kappa, ppv, po], axis=1)
-
 
 class PrevalenceResult(ResultSet):
     """kappa_at_prevalence's result: estimates at the target prevalence(s) plus the curve."""
@@ -604,8 +796,9 @@ class PrevalenceResult(ResultSet):
     curve: pd.DataFrame
 
 
+@_doc
 def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None, cluster=None, strata=None,
-                        curve=None, ci_method="percentile", n_resamples=2000, confidence_level=0.95,
+                        curve=None, ci_method="percentile", n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
                         rng=None) -> PrevalenceResult:
     """Kappa, PPV and observed agreement that the measured Se and Sp would give at another prevalence.
 
@@ -617,24 +810,30 @@ def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None
 
     Parameters
     ----------
+    {params}
     prevalence : float or sequence of float
         Target prevalence(s) in (0, 1).
     curve : sequence of float, optional
         Prevalences for the kappa-versus-prevalence curve (default: 60 points, log-spaced from
         0.001 to 0.5, plus the measured prevalence).
-    ci_method : default "percentile"
-        (BCa is available; the map is smooth, and percentile intervals are reported by default.)
 
     Returns
     -------
     PrevalenceResult
         Estimates named ``kappa``, ``ppv``, ``observed_agreement`` with key ``prevalence``; the
         attribute ``curve`` is a frame ``prevalence, kappa, kappa_low, kappa_high, ppv, ppv_low,
-        ppv_high``.
+        ppv_high``. The default interval is the percentile one (the map is smooth; BCa is
+        available).
+
+    References
+    ----------
+    STATISTICS.md; the ImageCLEFmed expansion example (κ 0.603 on a balanced sample → 0.063 at
+    1.07% prevalence) is reproduced in the tests.
 
     Examples
     --------
-    >>> r = kappa_at_prevalence(table=[[85, 20], [20, 77]], prevalence=0.0107, rng=0)
+    >>> import metaeval
+    >>> r = metaeval.kappa_at_prevalence(table=[[85, 20], [20, 77]], prevalence=0.0107, rng=0)
     >>> round(r["kappa"].estimate, 3), round(r["ppv"].estimate, 3)
     (0.063, 0.043)
     """
@@ -648,9 +847,8 @@ def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None
         np.concatenate([np.geomspace(0.001, 0.5, 60), [measured], targets]))
     allp = np.concatenate([targets, grid])
     m = len(allp)
-    names = [f"{s}@{p:g}" for s in ("kappa", "ppv", "observed_agreement") for p in allp]
-    ests = _run(lambda S: _at_prevalence(S, allp), td, names, n_resamples=n_resamples, ci_method=ci_method,
-                confidence_level=confidence_level, rng=rng, warn_names=[])
+    ests = _vector("kappa_at_prevalence", td, ci_method=ci_method, n_resamples=n_resamples,
+                   confidence_level=confidence_level, rng=rng, prevalence=tuple(allp))
     out = PrevalenceResult(name="kappa_at_prevalence")
     for s_i, s in enumerate(("kappa", "ppv", "observed_agreement")):
         for j, p in enumerate(targets):
@@ -667,53 +865,50 @@ def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None
 
 
 # --------------------------------------------------------------------------------------------
-# thresholds, Krippendorff, Fleiss
+# thresholds
 # --------------------------------------------------------------------------------------------
 
-def _binarized(T, j):
-    """(b, 2, 2) tables for 'level index < j' vs '>= j' from (b, K, K) tables."""
-    b00 = T[:, :j, :j].sum(axis=(1, 2))
-    b01 = T[:, :j, j:].sum(axis=(1, 2))
-    b10 = T[:, j:, :j].sum(axis=(1, 2))
-    b11 = T[:, j:, j:].sum(axis=(1, 2))
-    return np.stack([np.stack([b00, b01], 1), np.stack([b10, b11], 1)], 1)
-
-
+@_doc
 def threshold_agreement(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
-                        ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+                        ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                        rng=None) -> ResultSet:
     """Agreement at every binarization threshold of an ordinal scale at once (0|123, 01|23, 012|3).
 
     For each threshold: Cohen's kappa, observed agreement, PABAK, Gwet's AC1, and the relevant
-    class's precision and recall, all from the same replicates. Key columns: ``threshold``
-    (the lowest level counted as positive) and ``split`` (e.g. ``"01|23"``).
+    class's precision and recall, all from the same replicates.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    ResultSet
+        Key columns ``threshold`` (the lowest level counted as positive) and ``split``
+        (e.g. ``"01|23"``).
+
+    References
+    ----------
+    Each entry equals the registry's statistic on the binarized table (tests).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> t = [[30, 5, 1], [6, 20, 4], [1, 5, 28]]
+    >>> r = metaeval.threshold_agreement(table=t, ci_method=None)
+    >>> round(r.get(statistic="cohen_kappa", split="0|12").estimate, 4)
+    0.7196
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    k = td.k
-    stats_names = ("cohen_kappa", "observed_agreement", "pabak", "gwet_ac1", "precision", "recall")
-    eye = np.eye(2)
+    from .kernels import _THRESHOLD_STATS
 
-    def kern(S):
-        T = np.asarray(S, dtype=float).reshape(-1, k, k)
-        cols = []
-        for j in range(1, k):
-            B = _binarized(T, j).reshape(-1, 4)
-            po, pe = _po_pe(B, 2, eye, "cohen")
-            _, peg = _po_pe(B, 2, eye, "gwet")
-            bb = B.reshape(-1, 2, 2)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                prec = bb[:, 1, 1] / bb[:, :, 1].sum(axis=1)
-                rec = bb[:, 1, 1] / bb[:, 1, :].sum(axis=1)
-            cols += [_coef(po, pe), po, 2 * po - 1, _coef(po, peg), prec, rec]
-        return np.stack(cols, axis=1)
-
-    names = [f"{s}@{j}" for j in range(1, k) for s in stats_names]
-    ests = _run(kern, td, names, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-                rng=rng, warn_names=[])
+    ests = _vector("threshold_agreement", td, ci_method=ci_method, n_resamples=n_resamples,
+                   confidence_level=confidence_level, rng=rng)
     out = ResultSet(name="threshold_agreement")
     labels = td.scale.labels
     for i, e in enumerate(ests):
-        j = i // len(stats_names) + 1
-        s = stats_names[i % len(stats_names)]
+        j = i // len(_THRESHOLD_STATS) + 1
+        s = _THRESHOLD_STATS[i % len(_THRESHOLD_STATS)]
         out.append_with(Estimate(**{**e.__dict__, "statistic": s}), threshold=td.scale.levels[j],
                         split="".join(labels[:j]) + "|" + "".join(labels[j:]))
     return out
@@ -723,47 +918,85 @@ def threshold_agreement(x=None, y=None, *, table=None, scale=None, cluster=None,
 # the report: every coefficient side by side, from one set of replicates
 # --------------------------------------------------------------------------------------------
 
-def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method="bca",
-                     n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
-    """Observed agreement, Cohen's kappa (and weighted kappas on ordinal scales), Scott's pi, PABAK,
-    Gwet's AC1, Krippendorff's alpha, kappa_max and the MCC side by side, plus the prevalence and bias
-    indices for binary labels, so that "90% agreement but kappa 0.2" is explained in numbers.
+#: What :func:`agreement_report` shows, in order (names of the registry; ``krippendorff_alpha``
+#: takes the scale's level of measurement; weighted kappas only on ordered scales with K > 2;
+#: the prevalence and bias indices only for K = 2).
+REPORT_STATISTICS = ("observed_agreement", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic",
+                     "scott_pi", "pabak", "gwet_ac1", "krippendorff_alpha", "kappa_max", "matthews_corrcoef",
+                     "prevalence_bias_index")
 
-    All statistics come from the same bootstrap replicates of the table (so their intervals are
-    comparable, and differences between them could be read off the replicates).
+
+def _report_bounds(td: TableData):
+    ordered = td.k > 2 and td.scale.kind != "nominal"
+    skip = set()
+    if not ordered:
+        skip |= {"cohen_kappa_linear", "cohen_kappa_quadratic"}
+    if td.k != 2:
+        skip.add("prevalence_bias_index")
+    return [_named(n, td) for n in REPORT_STATISTICS if n not in skip]
+
+
+@_doc
+def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
+                     ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                     rng=None, population_size=None, quantile="t") -> ResultSet:
+    """Every agreement coefficient side by side, from one set of replicates.
+
+    Observed agreement, Cohen's kappa (and weighted kappas on ordinal scales), Scott's pi, PABAK,
+    Gwet's AC1, Krippendorff's alpha, kappa_max and the MCC, plus the prevalence and bias indices
+    for binary labels, so that "90% agreement but kappa 0.2" is explained in numbers
+    (:data:`REPORT_STATISTICS`). All statistics come from the same bootstrap replicates of the
+    table, so their intervals are comparable.
+
+    Parameters
+    ----------
+    {params}
+
+    Returns
+    -------
+    ResultSet
+        One estimate per statistic. With ``ci_method="analytic"`` the statistics without an
+        analytic variance (kappa_max, MCC, ordinal alpha, the indices) are reported with no
+        interval (``ci.method == "none"``).
+
+    References
+    ----------
+    Each entry equals its public function (tests/test_registry.py).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> r = metaeval.agreement_report(table=[[85, 20], [20, 77]], ci_method=None)
+    >>> round(r["cohen_kappa"].estimate, 4), round(r["gwet_ac1"].estimate, 4)
+    (0.6033, 0.6046)
     """
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    k = td.k
-    eye = np.eye(k)
-    level = td.scale.kind if td.scale.kind in ("nominal", "ordinal", "interval", "ratio") else "nominal"
-    if k == 2:
-        level = "nominal"
-    kernels = [("observed_agreement", _po_kernel(k, eye)),
-               ("cohen_kappa", _kappa_kernel(k, eye, "cohen"))]
-    if k > 2 and td.scale.kind != "nominal":
-        lin, quad = weight_matrix("linear", k), weight_matrix("quadratic", k)
-        kernels += [("cohen_kappa_linear", _kappa_kernel(k, lin, "cohen")),
-                    ("cohen_kappa_quadratic", _kappa_kernel(k, quad, "cohen"))]
-    kernels += [("scott_pi", _kappa_kernel(k, eye, "scott")),
-                ("pabak", _kappa_kernel(k, eye, "bp")),
-                ("gwet_ac1", _kappa_kernel(k, eye, "gwet")),
-                (f"krippendorff_alpha_{level}", _alpha_table_kernel(k, np.asarray(td.scale.levels, dtype=float), level)),
-                ("kappa_max", _kappa_max_kernel(k)),
-                ("matthews_corrcoef", _mcc_kernel(k))]
-    if k == 2:
-        kernels += [("prevalence_index", lambda S: _pi_bi_kernel(S)[:, 0]),
-                    ("bias_index", lambda S: _pi_bi_kernel(S)[:, 1])]
-    names = [n for n, _ in kernels]
+    bounds = _report_bounds(td)
+    if ci_method == "analytic":
+        out = ResultSet(name="agreement_report")
+        for b in bounds:
+            if b.statistic.components is None and b.statistic.analytic is not None and not (
+                    b.statistic.name == "krippendorff_alpha" and b.weights == "ordinal"):
+                out.append(_analytic(b, td, confidence_level=confidence_level, population_size=population_size,
+                                     quantile=quantile))
+            else:
+                for e in _run(b.kernel(td.k, _levels(td)), td, b.components(td.k, td.scale.labels),
+                              n_resamples=n_resamples, ci_method=None, confidence_level=confidence_level, rng=rng):
+                    out.append(e)
+        return out
+    kernels = [b.kernel(td.k, _levels(td)) for b in bounds]
+    names = [n for b in bounds for n in b.components(td.k, td.scale.labels)]
 
     def kern(S):
-        return np.stack([f(S) for _, f in kernels], axis=1)
+        return np.column_stack([f(S) for f in kernels])
 
     ests = _run(kern, td, names, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-                rng=rng, warn_names=["cohen_kappa"])
+                rng=rng, warn_names=("cohen_kappa",))
     return ResultSet(ests, name="agreement_report")
 
 
-def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"), min_n: int = 30, **kwargs) -> pd.DataFrame:
+def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"), min_n: int = 30,
+                 **kwargs) -> pd.DataFrame:
     """Agreement per group (topic, dataset, judge ...) as one tidy frame.
 
     Parameters
@@ -772,61 +1005,95 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     by : str or list of str
         Column(s) of ``paired.data`` to group by.
     statistics : sequence of str
-        Names of the statistics of :func:`agreement_report` to keep.
+        Names of registered table statistics (``"cohen_kappa"``, ``"cohen_kappa_quadratic"``,
+        ``"gwet_ac2"``, ``"krippendorff_alpha_ordinal"`` ...).
     min_n : int
         Groups with fewer pairs (or with one class only) get a SmallSampleWarning naming them.
-    kwargs
-        Passed to :func:`agreement_report` (``cluster``, ``ci_method``, ``n_resamples``, ``rng`` ...).
+    **kwargs
+        ``cluster``, ``ci_method``, ``n_resamples``, ``confidence_level``, ``rng``. With
+        ``ci_method=None`` the point estimates of all groups are computed at once from the
+        per-group tables (no resampling, vectorized over groups).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, then the package's fixed result columns.
+
+    References
+    ----------
+    Each group's value equals the public function on that group's pairs (tests).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> d = metaeval.datasets.load("trec_dl_like")
+    >>> p = metaeval.align(d.qrels_human, d.qrels_judge, scale=metaeval.Scale((0, 1, 2, 3)), unjudged="drop")
+    >>> f = metaeval.agreement_by(p, "query_id", statistics=["cohen_kappa"], ci_method=None, min_n=0)
+    >>> list(f.columns[:3])
+    ['query_id', 'statistic', 'estimate']
     """
+    from ..core.resample import make_rng
+    from ..core.results import FRAME_COLUMNS
+    from ..core.tables import contingency
     from ..data.alignment import Paired
 
     if not isinstance(paired, Paired):
         raise TypeError("agreement_by needs a Paired (from metaeval.align)")
     by = [by] if isinstance(by, str) else list(by)
-    frames, small = [], []
-    rng = kwargs.pop("rng", None)
-    from ..core.resample import make_rng
-    gen, _ = make_rng(rng)
-    for key, idx in paired.data.groupby(by, sort=True).indices.items():
+    groups = paired.data.groupby(by, sort=True).indices
+    small = []
+    for key, idx in groups.items():
         key = key if isinstance(key, tuple) else (key,)
-        sub = paired.subset(np.isin(np.arange(len(paired)), idx))
-        one_class = len(np.unique(sub.reference)) < 2 or len(np.unique(sub.candidate)) < 2
-        if len(sub) < min_n or one_class:
-            small.append("/".join(map(str, key)) + f" (n={len(sub)}{', one class' if one_class else ''})")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedStatisticWarning)
-            res = agreement_report(sub, rng=gen, **kwargs)
-        f = res.to_frame()
-        f = f[f["statistic"].isin(statistics)]
-        for c, v in zip(by, key):
-            f.insert(by.index(c), c, v)
-        frames.append(f)
+        r, c = paired.reference[idx], paired.candidate[idx]
+        one_class = len(np.unique(r)) < 2 or len(np.unique(c)) < 2
+        if len(idx) < min_n or one_class:
+            small.append("/".join(map(str, key)) + f" (n={len(idx)}{', one class' if one_class else ''})")
     if small:
         warnings.warn(f"{len(small)} group(s) too small for the statistic to mean much: "
                       + ", ".join(small[:10]) + (" ..." if len(small) > 10 else ""), SmallSampleWarning,
                       stacklevel=2)
-    return pd.concat(frames, ignore_index=True)
+    ci_method = kwargs.pop("ci_method", DEFAULT_CI_METHOD)
+    keys = [k if isinstance(k, tuple) else (k,) for k in groups]
+    rows = []
+    if ci_method is None:
+        kwargs.pop("cluster", None)  # clusters matter only for intervals
+        confidence_level = kwargs.pop("confidence_level", 0.95)
+        kwargs.pop("rng", None), kwargs.pop("n_resamples", None)
+        if kwargs:
+            raise TypeError(f"unexpected keyword(s) {sorted(kwargs)}")
+        gid = np.empty(len(paired), dtype=np.int64)
+        for g, idx in enumerate(groups.values()):
+            gid[idx] = g
+        T = contingency(paired.reference, paired.candidate, paired.scale, cluster=gid)
+        td = TableData(T.sum(axis=0), table_units(T.sum(axis=0)), paired.scale, int(T.sum()))
+        S = T.reshape(len(T), -1)
+        for name in statistics:
+            b = _named(name, td)
+            vals = np.asarray(b.kernel(td.k, _levels(td))(S), dtype=float)
+            for g, key in enumerate(keys):
+                e = Estimate(b.name, float(vals[g]), ConfidenceInterval(np.nan, np.nan, confidence_level, "none"),
+                             n=int(T[g].sum()), unit="items", n_units=int(T[g].sum()))
+                rows.append({**dict(zip(by, key)), **e.row()})
+        return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
+    gen, _ = make_rng(kwargs.pop("rng", None))
+    for key, idx in zip(keys, groups.values()):
+        sub = paired.subset(np.isin(np.arange(len(paired)), idx))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedStatisticWarning)
+            td = prepare_table(sub, cluster=kwargs.get("cluster"))
+            bounds = [_named(n, td) for n in statistics]
+            kernels = [b.kernel(td.k, _levels(td)) for b in bounds]
+            ests = _run(lambda S, kernels=kernels: np.column_stack([f(S) for f in kernels]), td,
+                        [b.name for b in bounds], n_resamples=kwargs.get("n_resamples", DEFAULT_N_RESAMPLES),
+                        ci_method=ci_method, confidence_level=kwargs.get("confidence_level", 0.95), rng=gen)
+        for e in ests:
+            rows.append({**dict(zip(by, key)), **e.row()})
+    return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------
 # paired differences: two statistics on the same items or topics
 # --------------------------------------------------------------------------------------------
-
-def _table_kernel(statistic, k, weights):
-    w = weight_matrix(weights, k)
-    chance = {"cohen_kappa": "cohen", "scott_pi": "scott", "pabak": "bp", "bennett_s": "bp",
-              "gwet_ac1": "gwet", "gwet_ac2": "gwet"}
-    if statistic in chance:
-        return _kappa_kernel(k, w, chance[statistic])
-    if statistic == "observed_agreement":
-        return _po_kernel(k, w)
-    if statistic == "matthews_corrcoef":
-        return _mcc_kernel(k)
-    if statistic == "kappa_max":
-        return _kappa_max_kernel(k)
-    raise ValueError(f"statistic must be one of {sorted(list(chance) + ['observed_agreement', 'matthews_corrcoef', 'kappa_max'])},"
-                     f" got {statistic!r}")
-
 
 def _side_frame(p, name, cluster):
     from ..data.alignment import Paired
@@ -850,7 +1117,8 @@ def _side_frame(p, name, cluster):
 
 
 def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=None, cluster=None,
-                         ci_method="bca", n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+                         ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                         rng=None) -> ResultSet:
     """The difference of one agreement statistic between two label sets on the same items or topics.
 
     Judge A's kappa minus judge B's on the same pairs, or kappa on all topics minus kappa without
@@ -874,8 +1142,24 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
         Three estimates with key ``set``: ``a``, ``b`` and ``a - b``; the difference carries the
         two-sided bootstrap p-value of H0: no difference (twice the smaller share of replicates on
         either side of 0, which inverts the percentile interval).
+
+    References
+    ----------
+    Each side equals the statistic's public function on its own pairs (tests/test_registry.py);
+    the paired bootstrap is the engine's (Davison & Hinkley 1997, §3.8 for clusters).
+
+    Examples
+    --------
+    >>> import numpy as np, metaeval
+    >>> rng = np.random.default_rng(0)
+    >>> h = rng.integers(0, 4, 300); j1 = np.where(rng.random(300) < .7, h, rng.integers(0, 4, 300))
+    >>> j2 = np.where(rng.random(300) < .5, h, rng.integers(0, 4, 300))
+    >>> d = metaeval.agreement_difference((h, j1), (h, j2), statistic="gwet_ac2", n_resamples=200, rng=1)
+    >>> d.get(set="a - b").estimate > 0
+    True
     """
-    from ..core.resample import bootstrap as _boot
+    if ci_method is None or ci_method == "analytic":
+        raise ValueError("agreement_difference needs a bootstrap ci_method ('bca', 'percentile', 'basic')")
 
     fa, keys_a, scale_a = _side_frame(a, "a", cluster)
     fb, keys_b, scale_b = _side_frame(b, "b", cluster)
@@ -917,22 +1201,25 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
         units = Units(X, mult, kind="items")
     else:
         units = Units(X, np.ones(n_g, dtype=np.int64), kind="clusters")
-    f = _table_kernel(statistic, k, weights)
+    td0 = TableData(np.zeros((k, k), dtype=np.int64), Units(np.zeros((1, 1)), [0]), scale, 0)
+    bound = _named(statistic, td0, weights)
+    if bound.statistic.components is not None:
+        raise ValueError(f"agreement_difference needs a scalar statistic, got the vector statistic {statistic!r}")
+    f = bound.kernel(k, _levels(td0))
 
     def kern(S):
         va, vb = f(S[:, : k * k]), f(S[:, k * k:])
         return np.stack([va, vb, va - vb], axis=1)
 
-    res = _boot(kern, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
+    res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
                 rng=rng)
     n_a, n_b = int((cells[0] >= 0).sum()), int((cells[1] >= 0).sum())
     out = ResultSet(name="agreement_difference")
     p = res.pvalue(0.0)
-    for j, (label, n) in enumerate((("a", n_a), ("b", n_b), ("a - b", int(len(m))))):
-        out.append_with(Estimate(
-            statistic=statistic, estimate=float(res.theta_hat[j]),
-            ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, ci_method),
-            se=float(res.se[j]), bias=float(res.bias[j]), pvalue=float(p[2]) if j == 2 else None, n=n,
-            unit=res.unit, n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
-            replicates=res.replicates[:, j], extra=dict(res.extra)), set=label)
+    ests = res.estimates([bound.name] * 3, n=0, pvalues=[None, None, float(p[2])])
+    for e, (label, n) in zip(ests, (("a", n_a), ("b", n_b), ("a - b", int(len(m))))):
+        out.append_with(Estimate(**{**e.__dict__, "n": n}), set=label)
     return out
+
+
+# kept for metaeval.agreement.multirater until it imports the kernels from .kernels

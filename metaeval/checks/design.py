@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from ..core import registry
 from ..core.errors import InputError, UndefinedStatisticWarning
 from ..core.resample import Units, bootstrap, make_rng
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
@@ -40,20 +41,12 @@ _STATS = ("sensitivity", "specificity", "ppv", "npv", "prevalence", "kappa", "ob
 # --------------------------------------------------------------------------------------------
 
 def _binary_stats(S):
+    """Se, Sp, PPV, NPV, prevalence, κ, p_o and the positive count of b binary tables (registry kernels)."""
     S = np.asarray(S, dtype=float).reshape(-1, 4)
-    n00, n01, n10, n11 = S.T
-    n = S.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = n11 / (n10 + n11)
-        sp = n00 / (n00 + n01)
-        ppv = n11 / (n01 + n11)
-        npv = n00 / (n00 + n10)
-        prev = (n10 + n11) / n
-        po = (n00 + n11) / n
-        r1, c1 = (n10 + n11) / n, (n01 + n11) / n
-        pe = r1 * c1 + (1 - r1) * (1 - c1)
-        kappa = np.where(np.isclose(pe, 1), np.nan, (po - pe) / (1 - pe))
-    return np.column_stack([se, sp, ppv, npv, prev, kappa, po, n10 + n11])
+    return np.column_stack([registry.resolve("binary_metrics").kernel(2)(S),
+                            registry.resolve("cohen_kappa").kernel(2)(S),
+                            registry.resolve("observed_agreement").kernel(2)(S),
+                            S[:, 2] + S[:, 3]])
 
 
 # --------------------------------------------------------------------------------------------
@@ -426,19 +419,13 @@ def kappa_variance_unit(table, weights=None) -> float:
     this returns the bracket divided by (1 − p_e)², the variance of one item's worth of data, so
     that var(κ̂) ≈ kappa_variance_unit / N. Equals statsmodels' ``cohens_kappa(...).var_kappa × N``.
     """
-    from ..agreement.coefficients import weight_matrix
+    from ..agreement import analytic
+    from ..agreement.weights import weight_matrix
 
     p = np.asarray(table, dtype=float)
     p = p / p.sum()
-    k = p.shape[0]
-    w = weight_matrix(weights, k)
-    r, c = p.sum(axis=1), p.sum(axis=0)
-    pe = float(r @ w @ c)
-    po = float((w * p).sum())
-    kappa = (po - pe) / (1 - pe)
-    wi, wj = w @ c, r @ w
-    term = (p * (w - (wi[:, None] + wj[None, :]) * (1 - kappa)) ** 2).sum()
-    return float((term - (kappa - pe * (1 - kappa)) ** 2) / (1 - pe) ** 2)
+    # a table of proportions has n = 1, so the variance is the per-item variance
+    return float(analytic.cohen_kappa(p, weight_matrix(weights, p.shape[0])).variance)
 
 
 @dataclass(frozen=True)
@@ -513,8 +500,7 @@ def _simulate_iid(pt, n, statistic, n_sim, gen, confidence_level):
     k = pt.shape[0]
     T = gen.multinomial(int(n), pt.ravel(), size=n_sim).astype(float)
     if statistic == "kappa":
-        from ..agreement.coefficients import _kappa_kernel
-        est = _kappa_kernel(k, np.eye(k), "cohen")(T)
+        est = registry.resolve("cohen_kappa").kernel(k)(T)
         po = np.trace(pt)
         pe = pt.sum(axis=1) @ pt.sum(axis=0)
         truth = (po - pe) / (1 - pe)

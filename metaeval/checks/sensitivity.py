@@ -265,7 +265,7 @@ def leave_one_topic_out(topic="query_id"):
         t = _col(df, topic, "leave_one_topic_out").astype("str")
         out = []
         for v in sorted(t.unique()):
-            out.append(Scenario(f"without {v}", (lambda v: lambda d: d[d[topic].astype("str") != v])(v),
+            out.append(Scenario(f"without {v}", lambda d, v=v: d[d[topic].astype("str") != v],
                                 "leave-one-topic-out", description=f"topic {v} left out"))
         return out
 
@@ -277,55 +277,77 @@ def leave_one_topic_out(topic="query_id"):
 # --------------------------------------------------------------------------------------------
 
 def table_statistic(statistic, scale: Scale, **kwargs):
-    """``(kernel, component names)`` for a table statistic of the package, or None.
+    """``(kernel, component names)`` of a registered table statistic, or None for any other callable.
 
-    ``statistic`` is a function of :mod:`metaeval.agreement` (or its name), possibly wrapped in
-    ``functools.partial`` to fix keywords such as ``weights=``.
+    Parameters
+    ----------
+    statistic : callable or str
+        A public table statistic of metaeval (``metaeval.cohen_kappa``, ``metaeval.per_class`` ...)
+        or a registry name (``"gwet_ac2"``, ``"cohen_kappa_quadratic"``), possibly wrapped in
+        ``functools.partial`` to fix keywords such as ``weights=``, ``level=`` or ``prevalence=``.
+    scale : Scale
+        The levels of the labels (K, and the values Krippendorff's alpha uses).
+    **kwargs
+        ``weights=`` (or ``level=`` for Krippendorff's alpha) and the statistic's parameters.
+
+    Returns
+    -------
+    tuple or None
+        ``(kernel, names)``: the registry's vectorized kernel for this scale and the names of its
+        entries; None when ``statistic`` is a callable that is not a registered statistic.
+
+    References
+    ----------
+    The registry (:mod:`metaeval.core.registry`); tests/test_registry.py checks that every
+    statistic gives the same value here as through its public function.
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> kernel, names = table_statistic(metaeval.gwet_ac2, metaeval.Scale((0, 1, 2)))
+    >>> names
+    ['gwet_ac2']
     """
-    from ..agreement import coefficients as ag
+    import metaeval
+
+    from ..core import registry
+
     if isinstance(statistic, functools.partial):
         kwargs = {**statistic.keywords, **kwargs}
         statistic = statistic.func
-    name = statistic if isinstance(statistic, str) else getattr(statistic, "__name__", None)
-    if not isinstance(statistic, str) and getattr(ag, str(name), None) is not statistic:
-        return None
-    k = scale.k
-    labels = scale.labels
-    weights = kwargs.pop("weights", None)
-    chance = {"cohen_kappa": "cohen", "scott_pi": "scott", "bennett_s": "bp", "pabak": "bp", "gwet_ac1": "gwet",
-              "gwet_ac2": "gwet"}
-    if name in chance:
-        if name == "gwet_ac2" and weights is None:
-            weights = "quadratic"
-        w = ag.weight_matrix(weights, k)
-        wname = weights if isinstance(weights, str) else "weighted"
-        label = name if weights is None or name == "gwet_ac2" else f"{name}_{wname}"
-        return ag._kappa_kernel(k, w, chance[name]), [label]
-    if name == "observed_agreement":
-        return ag._po_kernel(k, ag.weight_matrix(weights, k)), [name]
-    if name == "kappa_max":
-        return ag._kappa_max_kernel(k), [name]
-    if name == "matthews_corrcoef":
-        return ag._mcc_kernel(k), [name]
-    if name == "krippendorff_alpha":
-        level = kwargs.pop("level", "nominal")
-        return (ag._alpha_table_kernel(k, np.asarray(scale.levels, dtype=float), level),
-                [f"krippendorff_alpha_{level}"])
-    if name == "per_class":
-        return ag._per_class_kernel(k), [f"{m}[{lab}]" for m in ("precision", "recall", "f1") for lab in labels]
-    if name == "binary_metrics":
-        if k != 2:
-            raise InputError(f"binary_metrics needs binary labels, got {k} levels")
-        return ag._binary_kernel, ["sensitivity", "specificity", "ppv", "npv", "prevalence"]
-    if name == "prevalence_bias_index":
-        return ag._pi_bi_kernel, ["prevalence_index", "bias_index"]
-    if name == "kappa_at_prevalence":
-        prev = np.atleast_1d(np.asarray(kwargs.pop("prevalence"), dtype=float))
-        return (lambda S: ag._at_prevalence(S, prev),
-                [f"{s}@{p:g}" for s in ("kappa", "ppv", "observed_agreement") for p in prev])
     if isinstance(statistic, str):
-        raise ValueError(f"unknown table statistic {statistic!r}")
-    return None
+        name = statistic
+    else:
+        name = getattr(statistic, "__name__", None)
+        if name is None or getattr(metaeval, str(name), None) is not statistic:
+            return None
+        try:
+            stat = registry.get(name)
+        except ValueError:
+            return None
+        if stat.public != name:
+            return None
+    stat, suffix = registry.parse(name)
+    if stat.family != "table":
+        return None
+    weights = kwargs.pop("weights", None)
+    if stat.weights == "level":
+        weights = kwargs.pop("level", weights)
+    if weights is None:
+        weights = suffix                           # a suffixed name is an explicit choice
+    if weights is None and stat.weights == "level":
+        weights = "nominal"
+    if stat.needs_binary and scale.k != 2:
+        raise InputError(f"{stat.name} needs binary labels, got {scale.k} levels")
+    params = {p: kwargs.pop(p) for p in stat.params if p in kwargs}
+    if "prevalence" in params:
+        params["prevalence"] = tuple(np.atleast_1d(np.asarray(params["prevalence"], dtype=float)))
+    bound = registry.resolve(stat.name, weights, **params)
+    try:
+        levels = np.asarray(scale.levels, dtype=float)
+    except (TypeError, ValueError):
+        levels = None
+    return bound.kernel(scale.k, levels), bound.components(scale.k, scale.labels)
 
 
 # --------------------------------------------------------------------------------------------

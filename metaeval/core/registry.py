@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Statistic", "BoundStatistic", "register", "get", "resolve", "names", "statistics", "UNDEFINED_PE_TOL"]
+__all__ = ["Statistic", "BoundStatistic", "register", "get", "parse", "resolve", "names", "statistics", "UNDEFINED_PE_TOL"]
 
 #: Chance agreement within this distance of 1 makes a chance-corrected coefficient undefined
 #: (κ = (p_o − p_e)/(1 − p_e) with a zero denominator). One tolerance for the whole package.
@@ -320,16 +320,7 @@ def resolve(name: str, weights=None, **params) -> BoundStatistic:
     >>> registry.resolve("cohen_kappa").name
     'cohen_kappa'
     """
-    _load()
-    stat = _REGISTRY.get(name)
-    suffix = None
-    if stat is None:
-        for cand in sorted(_REGISTRY, key=len, reverse=True):
-            if name.startswith(cand + "_") and _REGISTRY[cand].weights is not None:
-                stat, suffix = _REGISTRY[cand], name[len(cand) + 1:]
-                break
-    if stat is None:
-        get(name)  # raises with the list of names
+    stat, suffix = parse(name)
     if weights is None:
         weights = suffix
     if stat.weights is None:
@@ -342,6 +333,35 @@ def resolve(name: str, weights=None, **params) -> BoundStatistic:
     if missing:
         raise ValueError(f"{stat.name} needs {', '.join(f'{p}=' for p in missing)}")
     return BoundStatistic(stat, weights, tuple(sorted(params.items())))
+
+
+def parse(name: str) -> tuple[Statistic, str | None]:
+    """Split a plain or suffixed name into its declaration and the weights suffix.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    (Statistic, str or None)
+        The declaration, and the suffix (``"quadratic"`` of ``"cohen_kappa_quadratic"``) or None.
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> stat, suffix = registry.parse("cohen_kappa_quadratic")
+    >>> stat.name, suffix
+    ('cohen_kappa', 'quadratic')
+    """
+    _load()
+    stat = _REGISTRY.get(name)
+    if stat is not None:
+        return stat, None
+    for cand in sorted(_REGISTRY, key=len, reverse=True):
+        if name.startswith(cand + "_") and _REGISTRY[cand].weights is not None:
+            return _REGISTRY[cand], name[len(cand) + 1:]
+    return get(name), None  # raises with the list of names
 
 
 def names(family: str | None = None) -> list[str]:
