@@ -80,6 +80,18 @@ def _cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``metaeval`` command (inspect, align, report, demo).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["report", "study.toml", "--out", "out", "--seed", "7"])
+    >>> args.command, args.study, args.seed, args.n_resamples
+    ('report', 'study.toml', 7, None)
+    """
     p = argparse.ArgumentParser(prog="metaeval", description="Statistical meta-evaluation of LLM and VLM judges.")
     p.add_argument("--version", action="version", version=f"metaeval {__import__('metaeval').__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -117,7 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``metaeval`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 for bad input (the InputError's message is printed on stderr, one
+        line).
+
+    Examples
+    --------
+    >>> main(["inspect", "no-such-file.txt"])
+    2
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -54,6 +54,7 @@ import functools
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -61,6 +62,17 @@ from cycler import cycler
 
 from ..core.errors import InputError
 from ..core.results import FRAME_COLUMNS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from contextlib import AbstractContextManager
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from ..core.results import Estimate, ResultSet
+    from ..data.alignment import Paired
 
 __all__ = [
     "OKABE_ITO", "PALETTE", "RATER_COLORS", "STYLE", "STATISTIC_LABELS", "TIE_RULE_LABELS",
@@ -152,12 +164,25 @@ def _style() -> dict:
     return dict(STYLE)
 
 
-def theme():
+def theme() -> AbstractContextManager:
     """A context manager applying :data:`STYLE` (usable as a decorator too).
 
+    Every plot function of this module draws under it; use it around your own drawing (or to
+    decorate a gallery script's ``render``) to match.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        ``matplotlib.rc_context`` with :data:`STYLE`.
+
+    Examples
+    --------
     >>> from metaeval import figures
     >>> with figures.theme():
     ...     fig, ax = figures.subplots()
+    ...     _ = ax.plot([0, 1], [0, 1])
+    >>> ax.spines["top"].get_visible()
+    False
     """
     import matplotlib
 
@@ -173,11 +198,33 @@ def _themed(func):
 
 
 @_themed
-def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, squeeze: bool = True, **kwargs):
+def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, squeeze: bool = True,
+             **kwargs) -> tuple[Figure, Axes | np.ndarray]:
     """Like ``plt.subplots`` but on an Agg canvas without pyplot (nothing to show or close).
 
-    Returns ``(Figure, Axes)`` or ``(Figure, ndarray of Axes)``; ``kwargs`` go to
-    ``Figure.subplots`` (``sharex``, ``sharey``, ``gridspec_kw`` ...).
+    Parameters
+    ----------
+    nrows, ncols : int
+        The grid of Axes.
+    figsize : (float, float), optional
+        Inches; default 3.4 × 2.8 per panel.
+    squeeze : bool
+        As in matplotlib: a single Axes (or a 1-D array) instead of a 2-D array where possible.
+    **kwargs
+        Passed to ``Figure.subplots`` (``sharex``, ``sharey``, ``gridspec_kw`` ...).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        With constrained layout, on a ``FigureCanvasAgg``.
+    ax : matplotlib.axes.Axes or numpy.ndarray of Axes
+
+    Examples
+    --------
+    >>> from metaeval import figures
+    >>> fig, axes = figures.subplots(1, 2, figsize=(6, 3))
+    >>> type(fig.canvas).__name__, len(axes)
+    ('FigureCanvasAgg', 2)
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -397,8 +444,10 @@ def _confusion_input(data, labels):
 
 
 @_themed
-def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xlabel=None, ylabel=None,
-                   cmap=None, colorbar: bool = False, digits: int = 2):
+def plot_confusion(data: ArrayLike | pd.DataFrame | Paired, *, normalize: str | None = None,
+                   labels: Sequence | None = None, ax: Axes | None = None, title: str | None = None,
+                   xlabel: str | None = None, ylabel: str | None = None, cmap: str | None = None,
+                   colorbar: bool = False, digits: int = 2) -> Axes:
     """Heatmap of a confusion matrix, counts or row-normalized, with the value in every cell.
 
     Parameters
@@ -417,6 +466,14 @@ def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xl
         Default: the names of a Paired's two sides, else "judge" and "human".
     digits : int
         Decimals of normalized values.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    title : str, optional
+        Axes title.
+    cmap : str, optional
+        Colormap name (default :data:`HEATMAP_CMAP`, single-hue "Blues").
+    colorbar : bool
+        Add a colour bar beside the heatmap.
 
     Returns
     -------
@@ -427,7 +484,9 @@ def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xl
     Examples
     --------
     >>> from metaeval import figures
-    >>> ax = figures.plot_confusion([[85, 20], [20, 77]], normalize="row", labels=["no", "yes"])
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_confusion([[85, 20], [20, 77]], normalize="row", labels=["no", "yes"], ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.texts]
     ['0.81', '0.19', '0.21', '0.79']
     """
@@ -472,8 +531,9 @@ def plot_confusion(data, *, normalize=None, labels=None, ax=None, title=None, xl
 
 
 @_themed
-def plot_confusion_panels(tables, *, normalize=None, ncols: int | None = None, axes=None,
-                          panel_size=(2.5, 2.4), **kwargs):
+def plot_confusion_panels(tables: Mapping | Sequence, *, normalize: str | Sequence | None = None,
+                          ncols: int | None = None, axes: Sequence[Axes] | np.ndarray | None = None,
+                          panel_size: tuple[float, float] = (2.5, 2.4), **kwargs) -> np.ndarray:
     """Several confusion matrices side by side, one panel per dataset, judge or normalization.
 
     Parameters
@@ -488,6 +548,8 @@ def plot_confusion_panels(tables, *, normalize=None, ncols: int | None = None, a
         Where to draw (at least as many as tables); a new figure otherwise.
     kwargs
         Passed to :func:`plot_confusion` (``labels``, ``xlabel``, ``ylabel``, ``digits`` ...).
+    panel_size : (float, float)
+        Width and height of one panel in inches (for a new figure).
 
     Returns
     -------
@@ -498,7 +560,10 @@ def plot_confusion_panels(tables, *, normalize=None, ncols: int | None = None, a
     --------
     >>> from metaeval import figures
     >>> t = [[85, 20], [20, 77]]
-    >>> axes = figures.plot_confusion_panels({"counts": t, "row-normalized": t}, normalize=[None, "row"])
+    >>> fig, grid = figures.subplots(1, 2)        # an Agg canvas, no pyplot
+    >>> axes = figures.plot_confusion_panels({"counts": t, "row-normalized": t}, normalize=[None, "row"], axes=grid)
+    >>> list(axes) == list(grid)
+    True
     >>> [a.get_title() for a in axes]
     ['counts', 'row-normalized']
     """
@@ -546,9 +611,12 @@ def _pairs(v, n, what):
 
 
 @_themed
-def plot_ranking_scatter(data, y=None, *, x_interval=None, y_interval=None, tau=None, rho=None, tau_ap=None,
-                         correlations=None, xlabel="metric, human qrels", ylabel="metric, judge qrels",
-                         label_points: bool = False, identity: bool = False, ax=None, digits: int = 3):
+def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike, y: ArrayLike | pd.Series | None = None, *,
+                         x_interval: ArrayLike | None = None, y_interval: ArrayLike | None = None, tau=None,
+                         rho=None, tau_ap=None, correlations: pd.DataFrame | ResultSet | None = None,
+                         xlabel: str = "metric, human qrels", ylabel: str = "metric, judge qrels",
+                         label_points: bool = False, identity: bool = False, ax: Axes | None = None,
+                         digits: int = 3) -> Axes:
     """Per-system metric under the reference (human) qrels vs under the candidate (judge) qrels.
 
     Parameters
@@ -573,6 +641,12 @@ def plot_ranking_scatter(data, y=None, *, x_interval=None, y_interval=None, tau=
         Write the system name beside each point.
     identity : bool
         Draw the line y = x (useful when both axes are on the same scale).
+    xlabel, ylabel : str
+        Axis labels.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    digits : int
+        Decimals of the printed correlations.
 
     Returns
     -------
@@ -584,7 +658,9 @@ def plot_ranking_scatter(data, y=None, *, x_interval=None, y_interval=None, tau=
     Examples
     --------
     >>> from metaeval import figures
-    >>> ax = figures.plot_ranking_scatter([0.5, 0.6, 0.7], [0.30, 0.36, 0.33], tau=0.333, rho=0.5)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_ranking_scatter([0.5, 0.6, 0.7], [0.30, 0.36, 0.33], tau=0.333, rho=0.5, ax=ax) is ax
+    True
     >>> print(ax.texts[0].get_text())
     τ = 0.333
     ρ = 0.500
@@ -685,8 +761,10 @@ def _as_grouped_frame(data, group):
 
 
 @_themed
-def plot_forest(data, *, group=None, statistics=None, labels=None, reference: float | None = 0.0, ax=None,
-                xlabel="agreement (95% interval)"):
+def plot_forest(data: pd.DataFrame | ResultSet | Mapping, *, group: str | None = None,
+                statistics: str | Sequence[str] | None = None, labels: Mapping[str, str] | None = None,
+                reference: float | None = 0.0, ax: Axes | None = None,
+                xlabel: str = "agreement (95% interval)") -> Axes:
     """Forest plot: one row per group (judge, threshold, dataset), one marker per statistic.
 
     Parameters
@@ -707,6 +785,10 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
         Display names of statistics (default: the registry's labels, :mod:`metaeval.core.registry`).
     reference : float or None
         A vertical reference line (default 0, "no agreement beyond chance").
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str
+        The x-axis label.
 
     Returns
     -------
@@ -720,7 +802,9 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
     >>> import metaeval
     >>> from metaeval import figures
     >>> thr = metaeval.threshold_agreement(table=[[50, 9, 1], [8, 30, 7], [1, 6, 40]], n_resamples=200, rng=0)
-    >>> ax = figures.plot_forest(thr)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_forest(thr, ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['0|12', '01|2']
     """
@@ -792,8 +876,9 @@ def plot_forest(data, *, group=None, statistics=None, labels=None, reference: fl
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_kappa_vs_prevalence(result=None, *, curve=None, measured_prevalence=None, target=None, ppv: bool = False,
-                             logx: bool = True, ax=None, digits: int = 3):
+def plot_kappa_vs_prevalence(result=None, *, curve: pd.DataFrame | None = None,
+                             measured_prevalence: float | None = None, target=None, ppv: bool = False,
+                             logx: bool = True, ax: Axes | None = None, digits: int = 3) -> Axes:
     """Kappa expected at each prevalence, with its band, the measured point and the target(s).
 
     Parameters
@@ -813,6 +898,10 @@ def plot_kappa_vs_prevalence(result=None, *, curve=None, measured_prevalence=Non
         Also draw the PPV curve and its band.
     logx : bool
         Log prevalence axis (default).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    digits : int
+        Decimals of the printed kappa values.
 
     Returns
     -------
@@ -826,7 +915,9 @@ def plot_kappa_vs_prevalence(result=None, *, curve=None, measured_prevalence=Non
     >>> import metaeval
     >>> from metaeval import figures
     >>> r = metaeval.kappa_at_prevalence(table=[[85, 20], [20, 77]], prevalence=0.0107, n_resamples=200, rng=0)
-    >>> ax = figures.plot_kappa_vs_prevalence(r)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_kappa_vs_prevalence(r, ax=ax) is ax
+    True
     >>> [round(float(a.get_ydata()[0]), 3) for a in ax.lines if a.get_gid() in ("measured", "target_point")]
     [0.603, 0.063]
     """
@@ -914,8 +1005,9 @@ def plot_kappa_vs_prevalence(result=None, *, curve=None, measured_prevalence=Non
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_per_topic(data, *, statistic=None, group=None, sort: bool = True, overall=None, ax=None,
-                   xlabel=None, max_labels: int = 60):
+def plot_per_topic(data: pd.DataFrame | ResultSet, *, statistic: str | None = None,
+                   group: str | Sequence[str] | None = None, sort: bool = True, overall=None, ax: Axes | None = None,
+                   xlabel: str | None = None, max_labels: int = 60) -> Axes:
     """Dot plot of one agreement statistic per topic (or other group), with intervals.
 
     Parameters
@@ -933,6 +1025,10 @@ def plot_per_topic(data, *, statistic=None, group=None, sort: bool = True, overa
         The pooled value: a vertical line, with its interval shaded when given.
     max_labels : int
         With more groups than this, the group names are not written.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str, optional
+        Default: the statistic's label from the registry (:mod:`metaeval.core.registry`).
 
     Returns
     -------
@@ -947,7 +1043,9 @@ def plot_per_topic(data, *, statistic=None, group=None, sort: bool = True, overa
     >>> from metaeval import figures
     >>> by = pd.DataFrame({"query_id": ["q1", "q2"], "statistic": "cohen_kappa", "estimate": [0.3, 0.5],
     ...                    "ci_low": [0.1, 0.4], "ci_high": [0.5, 0.6]})
-    >>> ax = figures.plot_per_topic(by, overall=0.45)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_per_topic(by, overall=0.45, ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['q2', 'q1']
     """
@@ -1007,8 +1105,10 @@ def _rater_color(name, i):
 
 
 @_themed
-def plot_length_by_label(data, *, label="score", length="length", rater="rater", raters=None, levels=None,
-                         log: bool = True, ax=None, xlabel=None, ylabel="length (tokens)"):
+def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] = "score", length: str = "length",
+                         rater: str = "rater", raters: Sequence | None = None, levels: Sequence | None = None,
+                         log: bool = True, ax: Axes | None = None, xlabel: str | None = None,
+                         ylabel: str = "length (tokens)") -> Axes:
     """Length distribution per label level, the raters side by side (box plots).
 
     Parameters
@@ -1024,6 +1124,18 @@ def plot_length_by_label(data, *, label="score", length="length", rater="rater",
         Label levels on the x axis (default: the sorted levels present).
     log : bool
         Log length axis (default).
+    label : str or mapping
+        The label column of the long form, or ``{rater name: column}`` for the wide form.
+    length : str
+        The length column (tokens, characters...).
+    rater : str
+        The rater column of the long form.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str, optional
+        Default: the label column's name (``"label"`` for the wide form).
+    ylabel : str
+        The y-axis label.
 
     Notes
     -----
@@ -1038,7 +1150,9 @@ def plot_length_by_label(data, *, label="score", length="length", rater="rater",
     Examples
     --------
     >>> from metaeval import datasets, figures
-    >>> ax = figures.plot_length_by_label(datasets.load("rubric_like").scores)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_length_by_label(datasets.load("rubric_like").scores, ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['1', '2', '3', '4', '5']
     """
@@ -1145,9 +1259,11 @@ def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_le
 
 
 @_themed
-def plot_generator_means(data, *, generator="generator", rater="rater", score="score", raters=None, order=None,
-                         cluster=None, n_resamples: int = 2000, confidence_level: float = 0.95, rng=0,
-                         annotate_difference: bool = True, ax=None, ylabel="mean score", digits: int = 2):
+def plot_generator_means(data: pd.DataFrame, *, generator: str = "generator", rater: str = "rater",
+                         score: str = "score", raters: Sequence | None = None, order: Sequence | None = None,
+                         cluster: str | None = None, n_resamples: int = 2000, confidence_level: float = 0.95,
+                         rng: int | np.random.Generator | None = 0, annotate_difference: bool = True,
+                         ax: Axes | None = None, ylabel: str = "mean score", digits: int = 2) -> Axes:
     """Mean score per generator, the raters side by side (self-enhancement at a glance).
 
     Parameters
@@ -1166,6 +1282,23 @@ def plot_generator_means(data, *, generator="generator", rater="rater", score="s
     annotate_difference : bool
         With exactly two raters, write the difference (second − first, e.g. judge − human)
         above each generator (texts with gid ``"difference:<generator>"``).
+    generator, rater, score : str
+        Column names of the generating model, the rater and the score.
+    cluster : str, optional
+        For long scores: the column whose values are resampled together (e.g. ``"prompt_id"``);
+        default: rows.
+    n_resamples : int
+        Bootstrap resamples for the intervals of long scores.
+    confidence_level : float
+        Of the intervals.
+    rng : None, int or numpy.random.Generator
+        Seed of the bootstrap (default 0: the same figure every run).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    ylabel : str
+        The y-axis label.
+    digits : int
+        Decimals of the differences written above the generators.
 
     Returns
     -------
@@ -1176,7 +1309,9 @@ def plot_generator_means(data, *, generator="generator", rater="rater", score="s
     --------
     >>> from metaeval import datasets, figures
     >>> s = datasets.load("rubric_like").scores
-    >>> ax = figures.plot_generator_means(s, cluster="prompt_id", n_resamples=200)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_generator_means(s, cluster="prompt_id", n_resamples=200, ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.texts]
     ['Δ = +0.49', 'Δ = −0.22', 'Δ = +0.04']
     """
@@ -1241,8 +1376,10 @@ def plot_generator_means(data, *, generator="generator", rater="rater", score="s
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_win_rates(data, *, model="model", tie_rule="tie_rule", rules=None, order=None, labels=None,
-                   reference: float | None = 0.5, ax=None, xlabel="win rate"):
+def plot_win_rates(data: pd.DataFrame | ResultSet, *, model: str = "model", tie_rule: str = "tie_rule",
+                   rules: Sequence | None = None, order: Sequence | None = None,
+                   labels: Mapping[str, str] | None = None, reference: float | None = 0.5, ax: Axes | None = None,
+                   xlabel: str = "win rate") -> Axes:
     """Win rate of each model under each tie rule (OpenING's four), with intervals.
 
     Parameters
@@ -1257,6 +1394,12 @@ def plot_win_rates(data, *, model="model", tie_rule="tie_rule", rules=None, orde
         Display names of the rules (default :data:`TIE_RULE_LABELS`; unknown codes as given).
     reference : float or None
         Vertical reference line (0.5: as often won as lost).
+    model, tie_rule : str
+        Column names of the model and the tie rule.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str
+        The x-axis label.
 
     Returns
     -------
@@ -1270,7 +1413,9 @@ def plot_win_rates(data, *, model="model", tie_rule="tie_rule", rules=None, orde
     >>> from metaeval import figures
     >>> f = pd.DataFrame({"model": ["a", "b"], "tie_rule": "tie_half", "estimate": [0.4, 0.6],
     ...                   "ci_low": [0.3, 0.5], "ci_high": [0.5, 0.7]})
-    >>> ax = figures.plot_win_rates(f)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_win_rates(f, ax=ax) is ax
+    True
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['b', 'a']
     """
@@ -1313,8 +1458,10 @@ def plot_win_rates(data, *, model="model", tie_rule="tie_rule", rules=None, orde
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_relevant_counts(original, expanded=None, *, topic="query_id", columns=("original", "expanded"),
-                         labels=("original qrels", "expanded qrels"), sort: bool = True, log: bool = True, ax=None):
+def plot_relevant_counts(original: pd.DataFrame | pd.Series | Mapping, expanded: pd.Series | Mapping | None = None,
+                         *, topic: str = "query_id", columns: tuple[str, str] = ("original", "expanded"),
+                         labels: tuple[str, str] = ("original qrels", "expanded qrels"), sort: bool = True,
+                         log: bool = True, ax: Axes | None = None) -> Axes:
     """Relevant documents per topic, original vs expanded qrels, on a log scale.
 
     Parameters
@@ -1325,6 +1472,15 @@ def plot_relevant_counts(original, expanded=None, *, topic="query_id", columns=(
         with ``expanded`` the per-topic counts after the expansion. A topic missing from one
         side counts 0.
     expanded : Series or mapping, optional
+        Per-topic counts after the expansion (when ``original`` is a Series or mapping).
+    topic : str
+        The topic column of a frame (default ``query_id``; the index when absent).
+    columns : (str, str)
+        The original and expanded count columns of a frame.
+    labels : (str, str)
+        Legend entries of the two counts.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
     sort : bool
         Order topics by the original count (then the expanded count), ascending.
     log : bool
@@ -1340,7 +1496,9 @@ def plot_relevant_counts(original, expanded=None, *, topic="query_id", columns=(
     Examples
     --------
     >>> from metaeval import figures
-    >>> ax = figures.plot_relevant_counts({"t1": 5, "t2": 40}, {"t1": 9, "t2": 41})
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_relevant_counts({"t1": 5, "t2": 40}, {"t1": 9, "t2": 41}, ax=ax) is ax
+    True
     >>> ax.texts[0].get_text()
     'total: 45 → 50'
     """
@@ -1398,8 +1556,8 @@ def plot_relevant_counts(original, expanded=None, *, topic="query_id", columns=(
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_sensitivity(data, *, scenario="scenario", baseline=None, ax=None, xlabel="estimate (95% interval)",
-                     digits: int = 3):
+def plot_sensitivity(data: pd.DataFrame | ResultSet, *, scenario: str = "scenario", baseline: str | None = None,
+                     ax: Axes | None = None, xlabel: str = "estimate (95% interval)", digits: int = 3) -> Axes:
     """Sensitivity scenarios as a dot plot with intervals, the baseline marked.
 
     Parameters
@@ -1411,6 +1569,14 @@ def plot_sensitivity(data, *, scenario="scenario", baseline=None, ax=None, xlabe
         each row (texts with gid ``"difference:<scenario>"``).
     baseline : str, optional
         The baseline scenario (default: the first row): a dashed vertical line at its estimate.
+    scenario : str
+        The scenario column.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str
+        The x-axis label.
+    digits : int
+        Decimals of the printed differences.
 
     Returns
     -------
@@ -1425,7 +1591,9 @@ def plot_sensitivity(data, *, scenario="scenario", baseline=None, ax=None, xlabe
     >>> f = pd.DataFrame({"scenario": ["all", "no leak"], "estimate": [0.603, 0.581], "ci_low": [0.52, 0.49],
     ...                   "ci_high": [0.69, 0.67], "difference": [float("nan"), -0.022],
     ...                   "difference_low": [float("nan"), -0.036], "difference_high": [float("nan"), -0.011]})
-    >>> ax = figures.plot_sensitivity(f)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_sensitivity(f, ax=ax) is ax
+    True
     >>> ax.texts[0].get_text()
     'Δ = −0.022 [−0.036, −0.011]'
     """
@@ -1469,7 +1637,9 @@ def plot_sensitivity(data, *, scenario="scenario", baseline=None, ax=None, xlabe
 # --------------------------------------------------------------------------------------------
 
 @_themed
-def plot_bootstrap(estimate, *, replicates=None, ci=None, bins=40, ax=None, xlabel=None, digits: int = 3):
+def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None = None,
+                   ci: tuple[float, float] | None = None, bins: int = 40, ax: Axes | None = None,
+                   xlabel: str | None = None, digits: int = 3) -> Axes:
     """Histogram of a bootstrap distribution, with the estimate and its interval.
 
     Parameters
@@ -1481,6 +1651,13 @@ def plot_bootstrap(estimate, *, replicates=None, ci=None, bins=40, ax=None, xlab
         The bootstrap replicates (NaN replicates are left out and counted).
     ci : (low, high), optional
     bins : int
+        Number of histogram bins.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
+    xlabel : str, optional
+        Default: the statistic's label from the registry (or "statistic").
+    digits : int
+        Decimals of the caption's numbers.
 
     Notes
     -----
@@ -1498,7 +1675,9 @@ def plot_bootstrap(estimate, *, replicates=None, ci=None, bins=40, ax=None, xlab
     >>> import metaeval
     >>> from metaeval import figures
     >>> k = metaeval.cohen_kappa(table=[[85, 20], [20, 77]], n_resamples=1000, rng=0)
-    >>> ax = figures.plot_bootstrap(k)
+    >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
+    >>> figures.plot_bootstrap(k, ax=ax) is ax
+    True
     >>> int(sum(p.get_height() for p in ax.patches if p.get_gid() is None))
     1000
     """

@@ -20,18 +20,38 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .. import __version__
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = ["Report", "NOTE_FIELDS", "to_latex", "versions", "progress"]
 
+T = TypeVar("T")
 
-def versions() -> dict:
-    """Versions of Python, metaeval and its main dependencies (recorded in results.json)."""
+
+def versions() -> dict[str, str | None]:
+    """Versions of Python, metaeval and its main dependencies (recorded in results.json).
+
+    Returns
+    -------
+    dict of str to str or None
+        Package name → installed version (None when the package is not installed).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> v = versions()
+    >>> v["metaeval"] == metaeval.__version__ and "numpy" in v
+    True
+    """
     import importlib.metadata as md
 
     out = {"python": platform.python_version(), "metaeval": __version__}
@@ -43,10 +63,33 @@ def versions() -> dict:
     return out
 
 
-def progress(iterable, desc: str = "", total: int | None = None, stream=None):
+def progress(iterable: Iterable[T], desc: str = "", total: int | None = None, stream: TextIO | None = None
+             ) -> Iterator[T]:
     """Yield from ``iterable``, drawing a one-line progress bar on a terminal.
 
     Quiet when the stream is not a TTY (piped output, files) or when ``CI`` is set.
+
+    Parameters
+    ----------
+    iterable : iterable
+    desc : str
+        Written before the bar.
+    total : int, optional
+        Number of items (default: ``len`` of the items, which are then read into a list first).
+    stream : file-like, optional
+        Where to draw (default ``sys.stderr``).
+
+    Yields
+    ------
+    object
+        The items of ``iterable``, unchanged.
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.StringIO()                       # not a terminal: no bar
+    >>> list(progress(range(3), desc="analyses", stream=buf)), buf.getvalue()
+    ([0, 1, 2], '')
     """
     stream = stream or sys.stderr
     quiet = not getattr(stream, "isatty", lambda: False)() or os.environ.get("CI")
@@ -90,7 +133,39 @@ def _tex(s: str) -> str:
 
 
 def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4) -> str:
-    """A booktabs LaTeX table (``\\toprule``/``\\midrule``/``\\bottomrule``), numbers right-aligned."""
+    """A booktabs LaTeX table (``\\toprule``/``\\midrule``/``\\bottomrule``), numbers right-aligned.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    caption : str, optional
+        ``\\caption{...}`` (LaTeX special characters are escaped).
+    label : str, optional
+        ``\\label{...}``.
+    digits : int
+        Decimals of floats (NaN is left empty).
+
+    Returns
+    -------
+    str
+        A ``table`` environment; needs ``\\usepackage{booktabs}``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(to_latex(pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.60334]})))
+    \\begin{table}[t]
+    \\centering
+    \\begin{tabular}{lr}
+    \\toprule
+    statistic & estimate \\\\
+    \\midrule
+    cohen\\_kappa & 0.6033 \\\\
+    \\bottomrule
+    \\end{tabular}
+    \\end{table}
+    <BLANKLINE>
+    """
     cols = [str(c) for c in df.columns]
     align = "".join("r" if df[c].dtype.kind in "biuf" else "l" for c in df.columns)
     lines = [r"\begin{table}[t]", r"\centering"]
@@ -245,20 +320,59 @@ class Report:
                 f"{n(len(self._notes), 'note')}>")
 
     def section(self, title: str, text: str = "") -> None:
-        """Start a section (a second-level heading), optionally with a first paragraph."""
+        """Start a section (a second-level heading), optionally with a first paragraph.
+
+        Parameters
+        ----------
+        title : str
+        text : str, optional
+
+        Examples
+        --------
+        >>> r = Report("t")
+        >>> r.section("Agreement", "Human vs judge.")
+        >>> r.to_markdown().splitlines()[2:5]
+        ['## Agreement', '', 'Human vs judge.']
+        """
         self.blocks.append(("section", title))
         if text:
             self.text(text)
 
     def text(self, text: str) -> None:
-        """Add a paragraph."""
+        """Add a paragraph.
+
+        Parameters
+        ----------
+        text : str
+            Shown as is in Markdown, escaped in HTML.
+
+        Examples
+        --------
+        >>> r = Report("t")
+        >>> r.text("κ < 0.6 & worse")
+        >>> "<p>κ &lt; 0.6 &amp; worse</p>" in r._repr_html_()
+        True
+        """
         self.blocks.append(("text", text))
 
     def code(self, text: str) -> None:
-        """Add preformatted text (shown verbatim)."""
+        """Add preformatted text (shown verbatim: an alignment report, a command).
+
+        Parameters
+        ----------
+        text : str
+
+        Examples
+        --------
+        >>> r = Report("t")
+        >>> r.code("Alignment: 7731 pairs")
+        >>> r.to_markdown().splitlines()[2:5]
+        ['```', 'Alignment: 7731 pairs', '```']
+        """
         self.blocks.append(("code", text))
 
-    def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns=None, digits: int = 4) -> None:
+    def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns: Iterable[str] | None = None,
+              digits: int = 4) -> None:
         """Add a table (all columns go to CSV/LaTeX/JSON; ``columns`` limits what the pages show).
 
         Parameters
@@ -271,6 +385,19 @@ class Report:
             The columns shown in report.md and report.html.
         digits : int
             Decimals shown on the pages (the files keep full precision).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Report("t")
+        >>> r.table("kappa", pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.60334], "n": [202]}),
+        ...         "Agreement", columns=["statistic", "estimate"])
+        >>> print("\\n".join(r.to_markdown().splitlines()[2:7]))
+        *Agreement (`tables/kappa.csv`)*
+        <BLANKLINE>
+        | statistic | estimate |
+        |---|---|
+        | cohen_kappa | 0.6033 |
         """
         if name in self.tables:
             raise ValueError(f"duplicate table name {name!r}")
@@ -279,8 +406,26 @@ class Report:
         self.tables[name] = df.reset_index(drop=True)
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
-    def figure(self, name: str, fig, caption: str = "") -> None:
-        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML)."""
+    def figure(self, name: str, fig: Figure, caption: str = "") -> None:
+        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML).
+
+        Parameters
+        ----------
+        name : str
+            File stem (``figures/<name>.png`` ...); unique.
+        fig : matplotlib.figure.Figure
+        caption : str, optional
+
+        Examples
+        --------
+        >>> from metaeval import figures
+        >>> fig, ax = figures.subplots()
+        >>> _ = figures.plot_confusion([[85, 20], [20, 77]], ax=ax)
+        >>> r = Report("t")
+        >>> r.figure("confusion", fig, "Confusion matrix")
+        >>> r.to_markdown().splitlines()[2]
+        '![Confusion matrix](figures/confusion.png)'
+        """
         if name in self.figures:
             raise ValueError(f"duplicate figure name {name!r}")
         self.figures[name] = fig
@@ -302,6 +447,14 @@ class Report:
             What happened, with the numbers (line breaks become spaces).
         times : int
             How many times it happened.
+
+        Examples
+        --------
+        >>> r = Report("t")
+        >>> r.note("trec", "SmallSampleWarning", "only 3 clusters")
+        >>> r.note("trec", "SmallSampleWarning", "only 3 clusters")
+        >>> r.notes.to_dict("records")
+        [{'analysis': 'trec', 'category': 'SmallSampleWarning', 'message': 'only 3 clusters', 'times': 2}]
         """
         key = (str(analysis), str(category), " ".join(str(message).split()))
         self._notes[key] = self._notes.get(key, 0) + int(times)
@@ -323,6 +476,26 @@ class Report:
         Returns
         -------
         str
+
+        Examples
+        --------
+        >>> r = Report("Example", intro="Two raters.")
+        >>> r.note("data.trec", "alignment", "human: 3 of 7734 rows left out of the pairs as unmatched")
+        >>> print(r.to_markdown())
+        # Example
+        <BLANKLINE>
+        *1 note (warnings, rows left out) at the end, under [Notes](#notes).*
+        <BLANKLINE>
+        Two raters.
+        <BLANKLINE>
+        ## Notes
+        <BLANKLINE>
+        Warnings raised while the analyses ran, ...
+        <BLANKLINE>
+        | analysis | category | message | times |
+        |---|---|---|---|
+        | data.trec | alignment | human: 3 of 7734 rows left out of the pairs as unmatched | 1 |
+        <BLANKLINE>
         """
         md = [f"# {self.title}", ""]
         if self._notes:
@@ -385,6 +558,12 @@ class Report:
         Returns
         -------
         str
+
+        Examples
+        --------
+        >>> page = Report("Example").to_html()
+        >>> page.startswith("<!DOCTYPE html>") and "<h1>Example</h1>" in page
+        True
         """
         return self._page({name: _png_bytes(fig) for name, fig in self.figures.items()})
 
@@ -399,7 +578,7 @@ class Report:
         return (f"<div class=\"metaeval-report\"><style>{_scoped_css('div.metaeval-report')}</style>\n"
                 f"{self._html_body(pngs)}\n</div>")
 
-    def write(self, out) -> Path:
+    def write(self, out: str | os.PathLike) -> Path:
         """Write the report folder: report.md, report.html, results.json, tables/ and figures/.
 
         Parameters
@@ -411,6 +590,15 @@ class Report:
         -------
         Path
             ``out``.
+
+        Examples
+        --------
+        >>> import json, tempfile
+        >>> r = Report("Example")
+        >>> r.note("a", "UndefinedStatisticWarning", "cohen_kappa is undefined")
+        >>> out = r.write(tempfile.mkdtemp())
+        >>> json.loads((out / "results.json").read_text())["notes"][0]["category"]
+        'UndefinedStatisticWarning'
         """
         from ..output.figures import save
 

@@ -46,6 +46,7 @@ Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_fr
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -61,8 +62,32 @@ __all__ = ["load_study", "run_study"]
 _SHOW = ["statistic", "estimate", "ci_low", "ci_high", "ci_method", "unit", "n_units"]
 
 
-def load_study(path) -> dict:
-    """Parse a study file (TOML) into a dict; ``_base`` is its folder."""
+def load_study(path: str | os.PathLike) -> dict:
+    """Parse a study file (TOML) into a dict.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The study file (see the module docstring for its format).
+
+    Returns
+    -------
+    dict
+        The TOML's tables, plus ``_base`` (the file's folder: paths in the study are relative to
+        it) and ``_source`` (the file, named in error messages).
+
+    Raises
+    ------
+    InputError
+        When the file is missing or is not valid TOML (the message names the file and the fix).
+
+    Examples
+    --------
+    >>> from metaeval.output import demo
+    >>> s = load_study(demo._study_path())
+    >>> s["seed"], [a["type"] for a in s["analysis"]][:3]
+    (20261130, ['inspect', 'agreement', 'ranking'])
+    """
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -448,10 +473,49 @@ _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement}
 
 
-def run_study(study, out, *, base=None) -> Report:
-    """Run every analysis of a study (a dict from :func:`load_study`, or a path) and write the report.
+def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None
+              ) -> Report:
+    """Run every analysis of a study and write the report folder.
 
-    Returns the :class:`~metaeval.report.Report` (already written to ``out``).
+    Every warning raised while an analysis runs (and while a data set loads) is recorded, not
+    shown: the report lists it once under *Notes* (report.md, report.html) and under ``notes`` in
+    results.json, with the analysis (its ``name``, or ``data.<name>`` for a data set), the
+    warning's class and its message. Rows the alignment leaves out of the pairs, and rows it
+    changes, are notes too (category ``alignment``). File paths in the notes are relative to the
+    study's folder, so the report does not depend on where it ran.
+
+    Parameters
+    ----------
+    study : dict, str or path-like
+        A dict from :func:`load_study` (possibly edited: ``seed``, ``n_resamples``, ``analysis``),
+        or the path of a study file.
+    out : str or path-like
+        The output folder (created; files of the same names are replaced).
+    base : str or path-like, optional
+        The folder the study's paths are relative to (default: the study file's folder).
+
+    Returns
+    -------
+    Report
+        The report, already written to ``out``; ``report.notes`` holds the notes.
+
+    Raises
+    ------
+    InputError
+        For an unknown analysis type or data kind, a missing data set, or bad input data.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from metaeval.output import demo
+    >>> s = load_study(demo._study_path())
+    >>> s["analysis"] = [a for a in s["analysis"] if a.get("name") == "imageclef"]
+    >>> s["n_resamples"] = 200
+    >>> rep = run_study(s, tempfile.mkdtemp())
+    >>> sorted(rep.tables)[:2]
+    ['imageclef_agreement', 'imageclef_alignment']
+    >>> list(rep.notes.columns)
+    ['analysis', 'category', 'message', 'times']
     """
     import matplotlib
 
