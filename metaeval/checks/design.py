@@ -25,8 +25,8 @@ from scipy import stats as sps
 
 from ..core import registry
 from ..core.errors import InputError, UndefinedStatisticWarning
-from ..core.resample import Units, bootstrap, make_rng
-from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.resample import DEFAULT_N_RESAMPLES, Units, bootstrap, make_rng
+from ..core.results import Estimate, ResultSet
 
 __all__ = ["design_validation_sample", "estimate_from_validation", "sample_size", "ValidationDesign",
            "SampleSize", "simulate_design", "kappa_variance_unit"]
@@ -259,7 +259,7 @@ def design_validation_sample(population, *, judge="judge", stratum="query_id", k
 
 def estimate_from_validation(data, *, annotations=None, reference="human", candidate="judge", strata="stratum",
                              population="N_h", weight="weight", positive=1, ci_method="percentile",
-                             n_resamples=2000, confidence_level=0.95, rng=None) -> ResultSet:
+                             n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None) -> ResultSet:
     """Population sensitivity, specificity, PPV, NPV, prevalence and kappa from an annotated sample.
 
     Parameters
@@ -396,16 +396,11 @@ def estimate_from_validation(data, *, annotations=None, reference="human", candi
 
     res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method,
                     confidence_level=confidence_level, rng=rng)
-    out = ResultSet(name="estimate_from_validation")
     n = int(keep.sum())
-    for i, name in enumerate(_STATS):
-        out.append(Estimate(statistic=name, estimate=float(res.theta_hat[i]),
-                            ci=ConfidenceInterval(float(res.low[i]), float(res.high[i]), confidence_level, ci_method),
-                            se=float(res.se[i]), bias=float(res.bias[i]), n=n, unit="strata",
-                            n_units=len(s_names), n_resamples=res.n_resamples, seed=res.seed,
-                            replicates=res.replicates[:, i], extra={"weighted_table": total.sum(axis=0).reshape(2, 2)}))
-        out.keys.append({})
-    return out
+    ests = res.estimates(list(_STATS), n=n, extra={"weighted_table": total.sum(axis=0).reshape(2, 2)})
+    # the resampled units are items within strata; what the reader needs is how many strata
+    return ResultSet([Estimate(**{**e.__dict__, "n_units": len(s_names)}) for e in ests],
+                     name="estimate_from_validation")
 
 
 # --------------------------------------------------------------------------------------------

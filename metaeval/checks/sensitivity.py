@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, UndefinedStatisticWarning
-from ..core.resample import Units, bootstrap, ci_from_replicates, cluster_correction_factor, make_rng
-from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.resample import DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, make_rng
+from ..core.results import Estimate, ResultSet
 from ..core.scale import Scale
 
 __all__ = ["sensitivity", "Scenario", "SensitivityResult", "few_shot_scenarios", "refusal_scenarios",
@@ -471,7 +471,7 @@ def _apply(s: Scenario, df):
 
 
 def sensitivity(statistic, data, scenarios, *, reference="human", candidate="judge", cluster=None, scale=None,
-                select=None, ci_method="percentile", n_resamples=2000, confidence_level=0.95, rng=None,
+                select=None, ci_method="percentile", n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
                 **statistic_kwargs) -> SensitivityResult:
     """Recompute a statistic under each scenario, with paired intervals for the differences.
 
@@ -500,8 +500,8 @@ def sensitivity(statistic, data, scenarios, *, reference="human", candidate="jud
         baseline and in every scenario).
     select : sequence of str, optional
         Components to keep for a vector statistic (e.g. ``["recall[1]"]`` of ``per_class``).
-    ci_method : {"percentile", "basic", "bca"}
-        ``bca`` for table statistics only.
+    ci_method : {"percentile", "basic", "bca", None}
+        ``bca`` for table statistics only; None gives the values with no resampling.
     n_resamples, confidence_level, rng
         The bootstrap.
 
@@ -532,8 +532,8 @@ def sensitivity(statistic, data, scenarios, *, reference="human", candidate="jud
     >>> round(r.baseline.estimate, 3), round(r.get("drop few-shot items").estimate, 3)
     (0.603, 0.581)
     """
-    if ci_method not in ("percentile", "basic", "bca"):
-        raise ValueError(f"ci_method must be 'percentile', 'basic' or 'bca', got {ci_method!r}")
+    if ci_method not in ("percentile", "basic", "bca", None):
+        raise ValueError(f"ci_method must be 'percentile', 'basic', 'bca' or None, got {ci_method!r}")
     df, pscale = _prepare(data, reference, candidate)
     from ..data.alignment import Paired
     label_names = ("reference", "candidate") if isinstance(data, Paired) else (reference, candidate)
@@ -715,6 +715,10 @@ def _generic_path(f, frames, df, cl, cluster_name, contrasts, spread_groups, ci_
     item_units = [unit_of_item[fr[_ITEM].to_numpy()] for fr in frames]
     order = [np.argsort(u, kind="stable") for u in item_units]
     starts = [np.searchsorted(u[o], np.arange(n_u + 1)) for u, o in zip(item_units, order)]
+    unit = "clusters" if cl is not None else "items"
+    if ci_method is None:
+        res = BootstrapResult.point(theta_full, unit=unit, n_units=n_u, confidence_level=confidence_level)
+        return theta_full, res, {"unit": unit, "n_units": n_u, "method": "none"}, comp
     reps = np.full((n_resamples, theta_full.size), np.nan)
     for b in range(n_resamples):
         draw = np.sort(gen.integers(0, n_u, n_u))
@@ -735,47 +739,9 @@ def _generic_path(f, frames, df, cl, cluster_name, contrasts, spread_groups, ci_
             except Exception:       # noqa: BLE001 - an undefined replicate is NaN, as in the engine
                 V[0, s] = np.nan
         reps[b] = _derive(V, m, contrasts, spread_groups)[0]
-    low, high, _ = ci_from_replicates(theta_full, reps, method=ci_method, confidence_level=confidence_level)
-    unit = "clusters" if cl is not None else "items"
-    extra = {}
-    if unit == "clusters":
-        fac = cluster_correction_factor(n_u, confidence_level)
-        low = theta_full - fac * (theta_full - low)
-        high = theta_full + fac * (high - theta_full)
-        extra["cluster_correction"] = fac
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        se = np.nanstd(reps, axis=0, ddof=1)
-        bias = np.nanmean(reps, axis=0) - theta_full
-    res = _Replicates(theta_full, reps, low, high, se, bias, n_resamples, unit, n_u)
+    res = BootstrapResult.from_replicates(theta_full, reps, ci_method=ci_method, confidence_level=confidence_level,
+                                          unit=unit, n_units=n_u, n_clusters=n_u if cl is not None else None)
     return theta_full, res, {"unit": unit, "n_units": n_u, "method": ci_method}, comp
-
-
-@dataclass
-class _Replicates:
-    """The part of the engine's BootstrapResult that the assembly reads (loop-bootstrap path)."""
-
-    theta_hat: np.ndarray
-    replicates: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    se: np.ndarray
-    bias: np.ndarray
-    n_resamples: int
-    unit: str
-    n_units: int
-
-    def pvalue(self, null=0.0):
-        return _pvalue(self.replicates, null)
-
-
-def _pvalue(reps, null=0.0):
-    ok = ~np.isnan(reps)
-    nb = ok.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo = ((reps <= null) & ok).sum(axis=0) / nb
-        hi = ((reps >= null) & ok).sum(axis=0) / nb
-    return np.minimum(1.0, 2 * np.minimum(lo, hi))
 
 
 def _assemble(values, res, meta, comp, keep, names, groups, contrasts, spread_groups, info, stat_name,
@@ -787,13 +753,8 @@ def _assemble(values, res, meta, comp, keep, names, groups, contrasts, spread_gr
     n_of = dict(zip(info["scenario"], info["n"]))
 
     def add(j, scenario, group, kind, c, n, pvalue=None):
-        out.append_with(Estimate(
-            statistic=comp[c], estimate=float(res.theta_hat[j]),
-            ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, meta["method"]),
-            se=float(res.se[j]), bias=float(res.bias[j]), pvalue=pvalue, n=int(n), unit=meta["unit"],
-            n_units=int(meta["n_units"]), n_resamples=int(res.n_resamples), seed=seed,
-            replicates=None if res.replicates is None else res.replicates[:, j]),
-            scenario=scenario, group=group, kind=kind)
+        (est,) = res.estimates({j: comp[c]}, n=int(n), pvalues=[pvalue], seed=seed)
+        out.append_with(est, scenario=scenario, group=group, kind=kind)
 
     for s in range(n_scen):
         for c in keep:
