@@ -7,25 +7,28 @@ draws, the discrete win rate ((wins + draws/2)/n), and a length-controlled win r
 AlpacaEval's GLM (Dubois et al. 2024), next to the published leaderboard columns. The published
 win rates, wins, losses and draws are reproduced exactly; the length-controlled ones are
 approximated (the instruction difficulties and gamed-baseline annotations of AlpacaEval's GLM are
-not released; see metaeval.pairwise.battles.length_controlled_win_rate).
+not released; see metaeval.length_controlled_win_rate).
 
-Run: ``python analyses/alpaca_eval.py`` (about 10 seconds). The data folder is found at
-``$METAEVAL_SHARED_DATA/alpaca_eval`` or ``<repo>/../shared/data/alpaca_eval``; without it the script
-says so and exits.
+Run: ``python analyses/alpaca_eval.py`` (about 10 seconds; ``--help`` for the options). The data
+folder is found at ``$METAEVAL_SHARED_DATA/alpaca_eval`` or ``<repo>/../shared/data/alpaca_eval``;
+without it the script says so and exits.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from metaeval.pairwise.battles import length_controlled_win_rate, win_rates
+from metaeval import length_controlled_win_rate, win_rates
 
 SEED = 20240410
 BASELINE = "gpt4_1106_preview"
+B = 2000
+B_LC = 300                 # the length-controlled GLM is refitted per replicate (25 models × 805 instructions)
 
 
 def data_folder() -> Path:
@@ -33,7 +36,23 @@ def data_folder() -> Path:
     return root / "alpaca_eval"
 
 
-def main() -> int:
+def _ci_text(lo, hi, digits):
+    """An interval in percent points, or a dash for a point estimate (no interval)."""
+    if pd.isna(lo) or pd.isna(hi):
+        return "—"
+    return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n-resamples", type=int, default=B, help=f"bootstrap replicates of the win rates (default {B}; "
+                    f"{B_LC} for the length-controlled GLM)")
+    ap.add_argument("--point", action="store_true", help="point estimates only (ci_method=None, no resampling)")
+    ap.add_argument("--seed", type=int, default=SEED)
+    args = ap.parse_args(argv)
+    boot = dict(n_resamples=args.n_resamples, ci_method="bca", rng=args.seed) if not args.point else dict(ci_method=None)
+    boot_lc = (dict(n_resamples=min(args.n_resamples, B_LC), rng=args.seed) if not args.point
+               else dict(ci_method=None))
     d = data_folder()
     ann_path = d / "annotations_weighted_alpaca_eval_gpt4_turbo.compact.tsv.gz"
     if not ann_path.is_file():
@@ -49,20 +68,19 @@ def main() -> int:
     print(f"AlpacaEval 2.0: {len(ann)} annotations, {ann.model.nunique()} models, "
           f"{ann.instruction_idx.nunique()} instructions; judge weighted_alpaca_eval_gpt4_turbo, baseline {BASELINE}")
 
-    wr = win_rates(ann, tie_rule=["soft", "tie_half"], n_resamples=2000, ci_method="bca", rng=SEED, **cols)
+    wr = win_rates(ann, tie_rule=["soft", "tie_half"], **boot, **cols)
     f = wr.to_frame()
     soft = f[f.tie_rule == "soft"].set_index("model")
     disc = f[f.tie_rule == "tie_half"].set_index("model")
     lc = length_controlled_win_rate(ann, length_a="len_chars_output_1", length_b="len_chars_output_2",
-                                    instruction_difficulty="fit", n_resamples=300, rng=SEED,
-                                    **cols).to_frame().set_index("model")
+                                    instruction_difficulty="fit", **boot_lc, **cols).to_frame().set_index("model")
     t = pd.DataFrame({
         "win rate": (100 * soft.estimate).round(2),
-        "95% CI": [f"[{100 * lo:.2f}, {100 * hi:.2f}]" for lo, hi in zip(soft.ci_low, soft.ci_high)],
+        "95% CI": [_ci_text(lo, hi, 2) for lo, hi in zip(soft.ci_low, soft.ci_high)],
         "wins": soft.wins, "losses": soft.losses, "draws": soft.ties, "n": soft.n_battles,
         "discrete": (100 * disc.estimate).round(2),
         "LC (ours)": (100 * lc.estimate).round(2),
-        "LC 95% CI": [f"[{100 * lo:.1f}, {100 * hi:.1f}]" for lo, hi in zip(lc.ci_low, lc.ci_high)],
+        "LC 95% CI": [_ci_text(lo, hi, 1) for lo, hi in zip(lc.ci_low, lc.ci_high)],
     })
     if not lb.empty:
         pub = lb.reindex(t.index)

@@ -39,10 +39,12 @@ _LAZY = {
     "rank_correlation": "systems.ranking", "kendall_tau": "systems.ranking", "tau_ap": "systems.ranking", "rbo": "systems.ranking",
     "significance_agreement": "systems.ranking", "score_matrices": "systems.ranking",
     # pairwise judgments
-    "win_rates": "pairwise.battles", "head_to_head": "pairwise.battles", "pairwise_agreement": "pairwise.battles",
-    "seen_unseen_agreement": "pairwise.battles", "inter_rater_agreement": "pairwise.battles", "majority_verdict": "pairwise.battles",
-    "combine_swaps": "pairwise.battles", "position_bias": "pairwise.battles", "bradley_terry": "pairwise.battles",
-    "ranking_correlation": "pairwise.battles", "length_controlled_win_rate": "pairwise.battles", "pairwise_confusion": "pairwise.battles",
+    "win_rates": "pairwise.winrates", "head_to_head": "pairwise.winrates", "pairwise_agreement": "pairwise.agreement",
+    "seen_unseen_agreement": "pairwise.agreement", "inter_rater_agreement": "pairwise.agreement",
+    "pairwise_confusion": "pairwise.agreement", "majority_verdict": "pairwise.verdicts",
+    "combine_swaps": "pairwise.verdicts", "position_bias": "pairwise.position", "bradley_terry": "pairwise.bradley_terry",
+    "model_rank_correlation": "pairwise.model_ranking", "ranking_correlation": "pairwise.model_ranking",
+    "length_controlled_win_rate": "pairwise.length_control", "tie_rule_table": "pairwise.outcomes",
     # bias, sensitivity, validation design
     "length_bias": "checks.bias", "self_enhancement": "checks.bias", "prefer_longer": "checks.bias", "rank_change": "checks.bias",
     "sensitivity": "checks.sensitivity", "Scenario": "checks.sensitivity",

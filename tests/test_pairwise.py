@@ -30,22 +30,24 @@ from scipy.optimize import minimize
 from sklearn.metrics import cohen_kappa_score, f1_score
 
 import metaeval
-from metaeval import InputError, MetaevalWarning, datasets
-from metaeval.core.results import FRAME_COLUMNS
-from metaeval.pairwise.battles import (
+from metaeval import (
+    InputError,
+    MetaevalWarning,
     bradley_terry,
     combine_swaps,
+    datasets,
     head_to_head,
     inter_rater_agreement,
     length_controlled_win_rate,
     majority_verdict,
+    model_rank_correlation,
     pairwise_agreement,
     pairwise_confusion,
     position_bias,
-    ranking_correlation,
     seen_unseen_agreement,
     win_rates,
 )
+from metaeval.core.results import FRAME_COLUMNS
 
 FAST = dict(n_resamples=50, ci_method="percentile", rng=0)
 
@@ -147,13 +149,13 @@ def hand_agreement_test():
     human = hand("human")
     # r3 as the human saw it: X first, Y second -> "A" (X better) is the same verdict as (Y, X, "B")
     human.loc[2, ["model_a", "model_b", "outcome"]] = ["X", "Y", "A"]
-    r = pairwise_agreement(hand(), human, tie_rule=list(HAND_AGREE), **FAST)
+    r = pairwise_agreement(human, hand(), tie_rule=list(HAND_AGREE), **FAST)
     f = r.to_frame()
     got = f[f.statistic == "agreement"].set_index("tie_rule").estimate
     for rule, v in HAND_AGREE.items():
         assert got[rule] == pytest.approx(v, abs=1e-15), rule
     assert f[(f.statistic == "agreement") & (f.tie_rule == "without_ties")].n.iloc[0] == 4
-    first = pairwise_agreement(hand(), human, tie_rule="fdt", fdt_plain_tie="first", **FAST)
+    first = pairwise_agreement(human, hand(), tie_rule="fdt", fdt_plain_tie="first", **FAST)
     assert first["agreement"].estimate == pytest.approx(0.7, abs=1e-15)
 
 
@@ -161,16 +163,16 @@ def hand_agreement_kappa_f1_against_sklearn_test():
     three = {"A": "A", "tie_a": "tie", "tie": "tie", "tie_b": "tie", "B": "B"}
     j = hand()["outcome"].map(three)
     h = hand("human")["outcome"].map(three)
-    r = pairwise_agreement(hand(), hand("human"), tie_rule="tie_zero", **FAST)
+    r = pairwise_agreement(hand("human"), hand(), tie_rule="tie_zero", **FAST)
     assert r["cohen_kappa"].estimate == pytest.approx(cohen_kappa_score(h, j), abs=1e-12)
     assert r["macro_f1"].estimate == pytest.approx(f1_score(h, j, average="macro"), abs=1e-12)
     # tie_half's kappa is the linearly weighted kappa on the ordered scale B < tie < A
     order = {"B": 0, "tie": 1, "A": 2}
-    r = pairwise_agreement(hand(), hand("human"), tie_rule="tie_half", **FAST)
+    r = pairwise_agreement(hand("human"), hand(), tie_rule="tie_half", **FAST)
     assert r["cohen_kappa"].estimate == pytest.approx(
         cohen_kappa_score(h.map(order), j.map(order), weights="linear"), abs=1e-12)
     # the confusion table (rows human) matches a crosstab
-    tab = pairwise_confusion(hand(), hand("human"), tie_rule="tie_zero")
+    tab = pairwise_confusion(hand("human"), hand(), tie_rule="tie_zero")
     ct = pd.crosstab(h, j).reindex(index=["A", "tie", "B"], columns=["A", "tie", "B"], fill_value=0)
     assert np.array_equal(tab.to_numpy(), ct.to_numpy())
 
@@ -283,8 +285,8 @@ def battles_like_agreement_matches_opening_script_test():
         return {f"{i}_{a}_{bb}": _WINNER[o] for i, a, bb, o in zip(df.item_id, df.model_a, df.model_b, df.outcome)}
 
     H, J = keyed(h), keyed(j)
-    r = pairwise_agreement(j, h, tie_rule="all", **FAST)
-    first = pairwise_agreement(j, h, tie_rule="fdt", fdt_plain_tie="first", **FAST)
+    r = pairwise_agreement(h, j, tie_rule="all", **FAST)
+    first = pairwise_agreement(h, j, tie_rule="fdt", fdt_plain_tie="first", **FAST)
     got = r.to_frame().query("statistic == 'agreement'").set_index("tie_rule")
     for rule, mode in (("without_ties", "without"), ("tie_zero", "with")):
         v, n = _opening_agreement(H, J, mode)
@@ -302,14 +304,14 @@ def battles_like_readme_agreement_test():
     h = b[b.judge == "human"]
     j = b[(b.judge == "judge") & (b.swapped == 0)]
     with pytest.warns(MetaevalWarning, match="6 aligned row"):
-        r = pairwise_agreement(j, h, **FAST)
+        r = pairwise_agreement(h, j, **FAST)
     a = r.to_frame().query("statistic == 'agreement'").set_index("tie_rule")
     assert round(a.loc["without_ties", "estimate"], 3) == 0.714 and a.loc["without_ties", "n"] == 346
     assert round(a.loc["tie_zero", "estimate"], 3) == 0.470
     assert round(a.loc["fdt", "estimate"], 3) == 0.537
     assert r.invalid == {"policy": "drop", "n_invalid": 6}
     with pytest.warns(MetaevalWarning):
-        s = seen_unseen_agreement(j, h, tie_rule="without_ties", **FAST)
+        s = seen_unseen_agreement(h, j, tie_rule="without_ties", **FAST)
     f = s.to_frame().query("statistic == 'agreement'").set_index("group")
     assert round(f.loc["seen", "estimate"], 3) == 0.735 and f.loc["seen", "n"] == 117
     assert round(f.loc["unseen", "estimate"], 3) == 0.703 and f.loc["unseen", "n"] == 229
@@ -416,12 +418,12 @@ def invalid_in_agreement_test():
     kw = dict(tie_rule="tie_zero", **FAST)
     with pytest.warns(MetaevalWarning):
         # drop: r1 agrees, r4 not -> 1/2; tie: r3 agrees -> 2/4; loss: never -> 1/4
-        assert pairwise_agreement(judge, human, invalid="drop", **kw)["agreement"].estimate == 0.5
-        assert pairwise_agreement(judge, human, invalid="tie", **kw)["agreement"].estimate == 0.5
-        assert pairwise_agreement(judge, human, invalid="loss", **kw)["agreement"].estimate == 0.25
+        assert pairwise_agreement(human, judge, invalid="drop", **kw)["agreement"].estimate == 0.5
+        assert pairwise_agreement(human, judge, invalid="tie", **kw)["agreement"].estimate == 0.5
+        assert pairwise_agreement(human, judge, invalid="loss", **kw)["agreement"].estimate == 0.25
         # keep: a failure is its own verdict, agreeing only with another failure
         both = human.assign(outcome=["A", "invalid", "tie", "A"])
-        assert pairwise_agreement(judge, both, invalid="keep", **kw)["agreement"].estimate == 0.5
+        assert pairwise_agreement(both, judge, invalid="keep", **kw)["agreement"].estimate == 0.5
 
 
 def soft_preferences_test():
@@ -533,25 +535,28 @@ def bradley_terry_separation_is_nan_test():
     assert ok["X"] > ok["Y"] > ok["Z"]
 
 
-def ranking_correlation_test():
+def model_rank_correlation_test():
     b = _battles()
     h = b[b.judge == "human"]
     j = b[(b.judge == "judge") & (b.swapped == 0)]
     with pytest.warns(MetaevalWarning):
-        r = ranking_correlation(j, h, **FAST)
+        r = model_rank_correlation(h, j, **FAST)
     s = r.info["scores"]
     f = r.to_frame().set_index("statistic").estimate
-    assert f["kendall_tau_b"] == pytest.approx(stats.kendalltau(s.human, s.judge)[0], abs=1e-12)
-    assert f["spearman_rho"] == pytest.approx(stats.spearmanr(s.human, s.judge)[0], abs=1e-12)
+    assert f["kendall_tau_b"] == pytest.approx(stats.kendalltau(s.reference, s.candidate)[0], abs=1e-12)
+    assert f["spearman_rho"] == pytest.approx(stats.spearmanr(s.reference, s.candidate)[0], abs=1e-12)
+    # the reference's scores are the humans' Bradley-Terry strengths
+    bt = bradley_terry(h, ci_method=None).to_frame().set_index("model").estimate
+    assert np.allclose(s.set_index("model").reference, bt.loc[s.model], atol=1e-9)
     # README §4: with leaning ties to their side and exact ties dropped, the humans' fit recovers the
     # latent order exactly and the judge's has Spearman 0.976 with it, so judge vs human is 0.976
     with pytest.warns(MetaevalWarning):
-        readme = ranking_correlation(j[j.outcome != "tie"], h[h.outcome != "tie"], **FAST)
+        readme = model_rank_correlation(h[h.outcome != "tie"], j[j.outcome != "tie"], **FAST)
     assert round(readme["spearman_rho"].estimate, 3) == 0.976
     with pytest.warns(MetaevalWarning):
-        w = ranking_correlation(j, h, method="win_rate", tie_rule="tie_half", **FAST)
+        w = model_rank_correlation(h, j, method="win_rate", tie_rule="tie_half", **FAST)
     sw = w.info["scores"]
-    assert w["spearman_rho"].estimate == pytest.approx(stats.spearmanr(sw.human, sw.judge)[0], abs=1e-12)
+    assert w["spearman_rho"].estimate == pytest.approx(stats.spearmanr(sw.reference, sw.candidate)[0], abs=1e-12)
 
 
 def length_controlled_win_rate_test():
@@ -633,8 +638,10 @@ def combine_swaps_fastchat_test():
 def duplicates_and_input_errors_test():
     j = hand()
     with pytest.raises(InputError, match="more than once"):
-        pairwise_agreement(pd.concat([j, j]), hand("human"), **FAST)
-    r = pairwise_agreement(pd.concat([j, j]), hand("human"), duplicates="all", tie_rule="tie_zero", **FAST)
+        pairwise_agreement(hand("human"), pd.concat([j, j]), **FAST)
+    with pytest.warns(FutureWarning, match="duplicates='error'"), pytest.raises(InputError, match="candidate rows"):
+        pairwise_agreement(hand("human"), pd.concat([j, j]), duplicates="raise", **FAST)     # the old spelling
+    r = pairwise_agreement(hand("human"), pd.concat([j, j]), duplicates="all", tie_rule="tie_zero", **FAST)
     assert r["agreement"].estimate == pytest.approx(0.6)                     # each battle weighs 1
     with pytest.raises(InputError, match="lacks column"):
         win_rates(j.drop(columns="outcome"), **FAST)
@@ -662,7 +669,7 @@ def _simulate(rng, n_items, true_theta, item_sd, per_item):
         u = rng.normal(0, item_sd)
         for m, th in true_theta.items():
             pw = 1 / (1 + np.exp(-(th + u)))
-            for k in range(per_item):
+            for _ in range(per_item):
                 r = rng.random()
                 out = "tie" if r < 0.15 else ("B" if rng.random() < pw else "A")
                 rows.append((str(i), "base", m, out))
@@ -718,7 +725,7 @@ def agreement_cluster_coverage_test():
                 rows_h.append((str(i), f"m{k}", "base", hv))
                 rows_j.append((str(i), f"m{k}", "base", jv))
         cols = ["item_id", "model_a", "model_b", "outcome"]
-        r = pairwise_agreement(pd.DataFrame(rows_j, columns=cols), pd.DataFrame(rows_h, columns=cols),
+        r = pairwise_agreement(pd.DataFrame(rows_h, columns=cols), pd.DataFrame(rows_j, columns=cols),
                                tie_rule="tie_zero", n_resamples=400, rng=rng)
         e = r["agreement"]
         hits += e.ci.low <= truth <= e.ci.high

@@ -32,8 +32,8 @@ import pytest
 from scipy import stats
 
 import metaeval
-from metaeval import MetaevalWarning
-from metaeval.pairwise.battles import (
+from metaeval import (
+    MetaevalWarning,
     inter_rater_agreement,
     length_controlled_win_rate,
     majority_verdict,
@@ -161,7 +161,7 @@ def _pandalm():
 
 
 def _macro(judge, human, invalid):
-    tab = pairwise_confusion(judge, human, tie_rule="tie_zero", invalid=invalid)
+    tab = pairwise_confusion(human, judge, tie_rule="tie_zero", invalid=invalid)
     pc = metaeval.per_class(table=tab.to_numpy(), **FAST).to_frame()
     classes = [i for i, lab in enumerate(tab.index) if lab != "invalid"]
     pc = pc[pc["class"].astype(str).isin([str(c) for c in classes])]
@@ -175,7 +175,7 @@ def pandalm_test():
     assert maj.outcome.value_counts().to_dict() == {"B": 472, "A": 422, "tie": 105}
     # GPT-3.5, 'Tie' and 'garbage' both counted as a tie: accuracy 0.7107, macro P/R/F1 .5879/.5736/.5755
     with pytest.warns(MetaevalWarning, match="25 aligned"):
-        r = pairwise_agreement(gpt, maj, tie_rule="tie_zero", invalid="tie", **FAST)
+        r = pairwise_agreement(maj, gpt, tie_rule="tie_zero", invalid="tie", **FAST)
     assert round(r["agreement"].estimate, 4) == 0.7107
     assert round(r["macro_f1"].estimate, 4) == 0.5755
     assert r.invalid == {"policy": "tie", "n_invalid": 25}                 # PROVENANCE: garbage 25
@@ -183,11 +183,11 @@ def pandalm_test():
     assert (round(m["precision"], 4), round(m["recall"], 4), round(m["f1"], 4)) == (0.5879, 0.5736, 0.5755)
     # 'garbage' always wrong: accuracy 0.6977, macro F1 0.5274
     with pytest.warns(MetaevalWarning):
-        w = pairwise_agreement(gpt, maj, tie_rule="tie_zero", invalid="loss", **FAST)
+        w = pairwise_agreement(maj, gpt, tie_rule="tie_zero", invalid="loss", **FAST)
     assert round(w["agreement"].estimate, 4) == 0.6977
     assert round(w["macro_f1"].estimate, 4) == 0.5274
     # PandaLM-7B: 0.6677 / 0.5738 / 0.5750 / 0.5743
-    p = pairwise_agreement(panda, maj, tie_rule="tie_zero", **FAST)
+    p = pairwise_agreement(maj, panda, tie_rule="tie_zero", **FAST)
     assert round(p["agreement"].estimate, 4) == 0.6677
     mp = _macro(panda, maj, "drop")
     assert tuple(round(mp[s], 4) for s in ("precision", "recall", "f1")) == (0.5738, 0.5750, 0.5743)
@@ -246,9 +246,9 @@ def llmbar_test():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MetaevalWarning)
         acc = {}
-        for name, sel, dup in (("correct_False", ~judge.swap, "raise"), ("correct_True", judge.swap, "raise"),
+        for name, sel, dup in (("correct_False", ~judge.swap, "error"), ("correct_True", judge.swap, "error"),
                                ("correct_average", np.ones(len(judge), bool), "all")):
-            f = pairwise_agreement(judge[sel], gold, duplicates=dup, **kw).to_frame()
+            f = pairwise_agreement(gold, judge[sel], duplicates=dup, **kw).to_frame()
             acc[name] = f[f.statistic == "agreement"].set_index("group").estimate
         # swap consistency: the same verdict in both orders, a parse failure consistent with another
         # (LLMBar compares the raw winners, None == None)

@@ -394,8 +394,8 @@ def _an_ranking(a, ctx, rep, key):
 
 
 def _an_pairwise(a, ctx, rep, key):
+    from .. import pairwise as pw
     from ..output import figures as fg
-    from ..pairwise import battles as pw
     b = ctx.data(a["data"])
     ref, cand = a.get("reference", "human"), a.get("candidate", "judge")
     kw = dict(n_resamples=ctx.n_resamples, rng=ctx.seed)
@@ -415,7 +415,7 @@ def _an_pairwise(a, ctx, rep, key):
         judge_main = judge[pd.to_numeric(judge["swapped"], errors="coerce").fillna(0) == 0]
     else:
         judge_main = judge
-    ag = pw.pairwise_agreement(judge_main, human, tie_rule="all", invalid=invalid, **kw)
+    ag = pw.pairwise_agreement(human, judge_main, tie_rule="all", invalid=invalid, **kw)
     rep.table(f"{key}_agreement", ag.to_frame(), f"{cand}–{ref} agreement under each tie rule")
     pb = pw.position_bias(judge, invalid=invalid, **kw)
     rep.table(f"{key}_position_bias", pb.to_frame(), f"Position bias of {cand}")
