@@ -15,6 +15,7 @@ Sources of the expected numbers:
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 
 import numpy as np
@@ -38,6 +39,8 @@ from metaeval.checks.bias import (
     rank_change,
     self_enhancement,
 )
+from metaeval.core.errors import SmallSampleWarning
+from metaeval.core.resample import cluster_correction_factor
 from metaeval.core.results import FRAME_COLUMNS
 
 OWN = "gpt-4v"
@@ -541,7 +544,9 @@ def rank_change_independent_topic_sets_test():
     r = rank_change(R, C, own=own, rng=0, n_resamples=300)
     gain = pd.Series(R.mean(axis=1)).rank(ascending=False) - pd.Series(C.mean(axis=1)).rank(ascending=False)
     assert r.estimate == pytest.approx(gain[own].mean() - gain.drop(own).mean(), abs=1e-12)
-    assert r.primary.unit == "strata" and r.primary.n_units == 50
+    # topics are clusters resampled within two strata; the engine widens by the smaller set's factor
+    assert r.primary.unit == "clusters" and r.primary.n_units == 50
+    assert r.primary.extra["cluster_correction"] == pytest.approx(cluster_correction_factor(20), rel=1e-12)
     assert "resampled independently" in r.notes[0]
     with pytest.raises(InputError, match="paired=True"):
         rank_change(R, C, own=own, paired=True)
@@ -561,3 +566,102 @@ def prometheus_vision_script_test(capsys):
     assert round(out["control"]["self_enhancement"].estimate, 3) == -0.151
     assert out["planted"]["length_bias"].pvalue < 0.05 and out["control"]["length_bias"].pvalue > 0.05
     assert "ordinal logit on judge sample 1" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------
+# one engine: point estimates, seeds, p-values, the small-cluster widening, warnings
+# --------------------------------------------------------------------------------------------
+
+def _few_clusters(planted, n_prompts):
+    keep = sorted(planted["prompt_id"].unique())[:n_prompts]
+    return planted[planted["prompt_id"].isin(keep)].reset_index(drop=True)
+
+
+def point_estimates_only_test(planted, battles):
+    """ci_method=None: the same estimates as with intervals, no interval, no p-value, nothing drawn
+    (a Generator passed as rng keeps its state)."""
+    g = np.random.default_rng(0)
+    state = g.bit_generator.state
+    kw = dict(cluster="prompt_id", covariates=["own"])
+    pt = length_bias(planted, ci_method=None, rng=g, **kw)
+    full = length_bias(planted, rng=0, n_resamples=50, **kw)
+    for name in ("ols_difference", "ols_candidate", "ols_reference", "partial_spearman"):
+        e, f = pt[name], full[name]
+        assert e.estimate == pytest.approx(f.estimate, abs=1e-12)
+        assert e.ci.method == "none" and np.isnan(e.ci.low) and np.isnan(e.ci.high)
+        assert e.pvalue is None and e.n_resamples == 0 and e.seed is None and e.replicates is None
+    assert np.isnan(pt.pvalue) and pt.ci.method == "none"
+    se = self_enhancement(planted, own=OWN, ci_method=None, rng=g, **kw)
+    assert se.estimate == pytest.approx(self_enhancement(planted, own=OWN, rng=0, n_resamples=20,
+                                                         n_permutations=20, **kw).estimate, abs=1e-12)
+    with pytest.raises(KeyError):
+        se["permutation_own"]
+    assert any("permutation test skipped" in n for n in se.notes)
+    assert se.tables["by_generator"]["ci_method"].eq("none").all()
+    b = battles[battles["swapped"] == 0]
+    pl = prefer_longer(b, ci_method=None, rng=g)
+    assert round(pl["reference"].estimate, 3) == 0.659 and pl.primary.pvalue is None        # README §4
+    R, C, own = _matrices(boost=0.08)
+    rc = rank_change(R, C, own=own, ci_method=None, rng=g)
+    assert rc.estimate == rank_change(R, C, own=own, rng=0, n_resamples=50).estimate
+    assert rc.primary.pvalue is None and rc.primary.ci.method == "none"
+    assert g.bit_generator.state == state
+
+
+def seed_of_a_generator_reproduces_the_call_test(planted, battles):
+    """A Generator as rng: every resampled row reports one int seed, and rng=that seed reproduces the
+    call (numpy: default_rng(seed) is the Generator the call drew from)."""
+    kw = dict(cluster="prompt_id", n_resamples=60)
+    a = length_bias(planted, ci_method="percentile", rng=np.random.default_rng(21), **kw)
+    seeds = a.to_frame()["seed"].dropna().unique()
+    assert len(seeds) == 1 and float(seeds[0]).is_integer()
+    b = length_bias(planted, ci_method="percentile", rng=int(seeds[0]), **kw)
+    for name in ("ols_difference", "partial_spearman"):
+        np.testing.assert_array_equal(a[name].replicates, b[name].replicates)
+        assert a[name].ci == b[name].ci
+    p1 = prefer_longer(battles, rng=np.random.default_rng(4), n_resamples=100)
+    p2 = prefer_longer(battles, rng=p1.primary.seed, n_resamples=100)
+    assert isinstance(p1.primary.seed, int)
+    np.testing.assert_array_equal(p1.primary.replicates, p2.primary.replicates)
+
+
+def bootstrap_rows_come_from_the_engine_test(planted, battles):
+    """By hand from each row's replicates: the p-value is the two-sided tail count, the interval is
+    the percentile interval widened once by √(G/(G−1))·t_{G−1}/z (scipy), the bias and SE are the
+    replicates' mean minus estimate and SD."""
+    from scipy import stats as sps
+
+    r = length_bias(planted, cluster="prompt_id", ci_method="percentile", rng=5, n_resamples=400)
+    G = planted["prompt_id"].nunique()
+    fac = np.sqrt(G / (G - 1)) * sps.t.ppf(0.975, G - 1) / sps.norm.ppf(0.975)
+    for name, lo_b, hi_b in (("ols_difference", -np.inf, np.inf), ("partial_spearman", -1.0, 1.0)):
+        e = r[name]
+        reps = e.replicates
+        q_lo, q_hi = np.quantile(reps, [0.025, 0.975])
+        assert e.ci.low == pytest.approx(max(lo_b, e.estimate - fac * (e.estimate - q_lo)), abs=1e-12)
+        assert e.ci.high == pytest.approx(min(hi_b, e.estimate + fac * (q_hi - e.estimate)), abs=1e-12)
+        assert e.extra["cluster_correction"] == pytest.approx(fac, rel=1e-12)
+        assert e.pvalue == min(1.0, 2 * min(np.mean(reps <= 0), np.mean(reps >= 0)))
+        assert e.se == pytest.approx(np.std(reps, ddof=1), rel=1e-12)
+        assert e.bias == pytest.approx(reps.mean() - e.estimate, abs=1e-12)
+        assert (e.unit, e.n_units, e.n_resamples, e.seed) == ("clusters", G, 400, 5)
+    p = prefer_longer(battles, rng=2, n_resamples=300)
+    for key, null in (("difference", 0.0), ("candidate", 0.5), ("reference", 0.5)):
+        reps = p[key].replicates
+        assert p[key].pvalue == min(1.0, 2 * min(np.mean(reps <= null), np.mean(reps >= null)))
+        assert p[key].extra["null"] == null and "z0" in p[key].extra
+
+
+def few_clusters_warn_once_per_call_test(planted):
+    """4 prompts: the engine's SmallSampleWarning, once per call although the call bootstraps three
+    regressions and a correlation; none from 30 prompts, and none without an interval."""
+    small = _few_clusters(planted, 4)
+    with pytest.warns(SmallSampleWarning) as rec:
+        length_bias(small, cluster="prompt_id", ci_method="percentile", rng=0, n_resamples=50)
+    few = [w for w in rec if issubclass(w.category, SmallSampleWarning)]
+    assert len(few) == 1 and "only 4 clusters" in str(few[0].message)
+    assert few[0].filename == __file__                        # points at the line above
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)
+        length_bias(_few_clusters(planted, 30), cluster="prompt_id", ci_method="percentile", rng=0, n_resamples=50)
+        length_bias(small, cluster="prompt_id", ci_method=None)

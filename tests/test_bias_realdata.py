@@ -225,4 +225,4 @@ def syndl_rank_change_of_gpt4_systems_test():
     gain = M["human"].mean(axis=1).rank(ascending=False) - M["syndl_full"].mean(axis=1).rank(ascending=False)
     assert r.estimate == pytest.approx(gain[own].mean() - gain.drop(own).mean(), abs=1e-12)
     assert M["human"].shape == (35, 82) and M["syndl_full"].shape == (35, 618)      # PROVENANCE.md
-    assert r.primary.unit == "strata" and 0 <= r.pvalue <= 1
+    assert r.primary.unit == "clusters" and r.primary.n_units == 82 + 618 and 0 <= r.pvalue <= 1

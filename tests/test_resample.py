@@ -22,7 +22,7 @@ import scipy
 import scipy.stats as sps
 
 import metaeval
-from metaeval.agreement.coefficients import _kappa_kernel
+from metaeval.core import registry
 from metaeval.core.errors import SmallSampleWarning, UndefinedStatisticWarning
 from metaeval.core.resample import (
     MIN_CLUSTERS,
@@ -56,7 +56,7 @@ def expand(t):
 
 
 def kappa_kernel(k):
-    return _kappa_kernel(k, np.eye(k), "cohen")
+    return registry.resolve("cohen_kappa").kernel(k)
 
 
 def item_kappa(k):
@@ -167,7 +167,7 @@ def vector_statistic_matches_scipy_columnwise_test():
     k = 3
     kern = kappa_kernel(k)
     w = 1 - np.abs(np.subtract.outer(np.arange(k), np.arange(k))) / (k - 1)
-    kern_w = _kappa_kernel(k, w, "cohen")
+    kern_w = registry.resolve("cohen_kappa", weights=w).kernel(k)
     res = bootstrap(lambda S: np.stack([kern(S), kern_w(S)], axis=1), table_units(t), n_resamples=2000, rng=1)
     for j, kk in enumerate((kern, kern_w)):
         single = bootstrap(kk, table_units(t), n_resamples=2000, rng=1)
