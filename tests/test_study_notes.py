@@ -59,6 +59,30 @@ def three_topics():
     return h[h["query_id"].isin(topics)], j[j["query_id"].isin(topics)], topics
 
 
+def three_topic_cluster_bootstrap_warns_in_report_md_test(three_topics, tmp_path):
+    # issue 10, "Done when": a study over 3 topics with a cluster bootstrap shows the warning in report.md.
+    # The engine (metaeval.core.resample._warn_few_clusters) warns below MIN_CLUSTERS = 7 clusters.
+    from metaeval.core.resample import MIN_CLUSTERS
+
+    h, j, topics = three_topics
+    assert len(topics) == 3 < MIN_CLUSTERS
+    _write(h, tmp_path / "h.txt")
+    _write(j, tmp_path / "j.txt")
+    study = _study(tmp_path, [{"type": "agreement", "name": "three", "data": "d", "cluster": "query_id"}])
+    rep = run_study(study, tmp_path / "out")
+    md = (tmp_path / "out" / "report.md").read_text()
+    small = [r for r in _notes_table(md) if r[1] == "SmallSampleWarning"]
+    assert len(small) == 1, small          # deduplicated: every interval of the analysis raised it
+    analysis, _, message, times = small[0]
+    assert analysis == "three" and int(times) > 1
+    assert message.startswith("cluster bootstrap over few clusters: only 3 clusters. The interval is trustworthy "
+                              f"from {MIN_CLUSTERS} clusters on")
+    # the table beside it says the same unit and number of clusters
+    agr = rep.tables["three_agreement"]
+    assert set(agr["unit"]) == {"clusters"} and set(agr["n_units"]) == {3}
+    assert "SmallSampleWarning" in (tmp_path / "out" / "report.html").read_text()
+
+
 def one_class_kappa_is_a_note_test(three_topics, tmp_path):
     # only the pairs both sides label 0: chance agreement is 1 and kappa is undefined; the message is
     # the one metaeval.agreement.coefficients._check_defined writes

@@ -1224,8 +1224,15 @@ def _fmt_level(v) -> str:
     return str(v)
 
 
-def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_level, rng):
-    """Means of ``value`` per group with percentile intervals from one (cluster) bootstrap."""
+def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_level, rng) -> pd.DataFrame:
+    """Means of ``value`` per group, with percentile intervals from the package's engine.
+
+    The sufficient statistic is (sum, count) per group, per row or per ``cluster`` value; one
+    :func:`metaeval.core.resample.bootstrap` draws all groups together, so the engine sets the seed,
+    widens cluster intervals for few clusters (and warns below its ``MIN_CLUSTERS``), and
+    :meth:`~metaeval.core.resample.BootstrapResult.estimates` turns the replicates into the
+    estimates drawn here. Returns ``gcols, estimate, ci_low, ci_high, n, unit, n_units, seed``.
+    """
     from ..core.resample import Units, bootstrap
 
     keys = df[gcols].astype(str).agg("\x1f".join, axis=1)
@@ -1252,9 +1259,13 @@ def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_le
 
     res = bootstrap(stat, units, n_resamples=n_resamples, ci_method="percentile", confidence_level=confidence_level,
                     rng=rng)
-    parts = [k.split("\x1f") for k in gnames]
-    out = pd.DataFrame(parts, columns=gcols)
-    out["estimate"], out["ci_low"], out["ci_high"] = res.theta_hat, res.low, res.high
+    ests = res.estimates(gnames, n=np.bincount(gidx, minlength=g))
+    out = pd.DataFrame([k.split("\x1f") for k in gnames], columns=gcols)
+    for col, attr in (("estimate", "estimate"), ("n", "n"), ("unit", "unit"), ("n_units", "n_units"),
+                      ("seed", "seed")):
+        out[col] = [getattr(e, attr) for e in ests]
+    out["ci_low"] = [e.ci.low for e in ests]
+    out["ci_high"] = [e.ci.high for e in ests]
     return out
 
 
