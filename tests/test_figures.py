@@ -429,6 +429,29 @@ def plot_generator_means_raw_test():
     assert [_one(ax, f"difference:{g}").get_text() for g in order] == ["Δ = +0.49", "Δ = +0.04", "Δ = −0.22"]
 
 
+def plot_generator_means_intervals_come_from_the_engine_test():
+    # the group means are bootstrapped by metaeval.core.resample: over 3 prompts the engine's few-cluster
+    # SmallSampleWarning fires (MIN_CLUSTERS = 7), and the estimates carry the engine's unit, clusters and seed
+    from metaeval import SmallSampleWarning
+
+    s = datasets.load("rubric_like").scores
+    s = s[s["prompt_id"].isin(sorted(s["prompt_id"].unique())[:3])]
+    with pytest.warns(SmallSampleWarning, match="only 3 clusters"):
+        ax = F.plot_generator_means(s, cluster="prompt_id", n_resamples=300, rng=0)
+    with pytest.warns(SmallSampleWarning):
+        summ = F._group_means_bootstrap(s, ["generator", "rater"], "score", "prompt_id", 300, 0.95, 0)
+    assert set(summ["unit"]) == {"clusters"} and set(summ["n_units"]) == {3} and set(summ["seed"]) == {0}
+    means = s.groupby(["generator", "rater"])["score"].mean()                   # pandas
+    np.testing.assert_allclose(summ["estimate"], [means[(g, r)] for g, r in zip(summ["generator"], summ["rater"])])
+    assert (summ["n"] == s.groupby(["generator", "rater"]).size().loc[list(zip(summ["generator"],
+                                                                                summ["rater"]))].to_numpy()).all()
+    # the drawn intervals are the summary's
+    segs = _segments(_one(ax, "interval:human"))
+    human = summ[summ["rater"] == "human"]
+    np.testing.assert_allclose([seg[0, 1] for seg in segs], human["ci_low"])
+    np.testing.assert_allclose([seg[1, 1] for seg in segs], human["ci_high"])
+
+
 def plot_generator_means_summary_test():
     summ = pd.DataFrame({"generator": ["g1", "g1", "g2", "g2"], "score": ["reference", "candidate"] * 2,
                          "mean": [3.0, 3.5, 2.0, 1.75], "ci_low": [2.9, 3.4, 1.9, 1.6], "ci_high": [3.1, 3.6, 2.1, 1.9]})
