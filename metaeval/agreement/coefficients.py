@@ -797,7 +797,7 @@ class PrevalenceResult(ResultSet):
 
 
 @_doc
-def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None, cluster=None, strata=None,
+def kappa_at_prevalence(x=None, y=None, *, table=None, prevalence, scale=None, cluster=None, strata=None,
                         curve=None, ci_method="percentile", n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
                         rng=None) -> PrevalenceResult:
     """Kappa, PPV and observed agreement that the measured Se and Sp would give at another prevalence.
@@ -837,7 +837,7 @@ def kappa_at_prevalence(data=None, y=None, *, table=None, prevalence, scale=None
     >>> round(r["kappa"].estimate, 3), round(r["ppv"].estimate, 3)
     (0.063, 0.043)
     """
-    td = prepare_table(data, y, table=table, scale=scale, cluster=cluster, strata=strata)
+    td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
     _need_binary(td)
     targets = np.atleast_1d(np.asarray(prevalence, dtype=float))
     if ((targets <= 0) | (targets >= 1)).any():
@@ -1131,10 +1131,25 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
     a, b : Paired or (reference, candidate) tuple of label arrays
         Two tuples must be aligned item by item (NaN where an item is absent).
     statistic : str
-        ``cohen_kappa``, ``scott_pi``, ``pabak``, ``bennett_s``, ``gwet_ac1``, ``gwet_ac2``,
-        ``observed_agreement``, ``matthews_corrcoef`` or ``kappa_max``.
+        Any registered scalar table statistic (``metaeval.core.registry.names("table")``), plain or
+        with its weights as a suffix: ``cohen_kappa``, ``cohen_kappa_quadratic``, ``scott_pi``,
+        ``pabak``, ``bennett_s``, ``gwet_ac1``, ``gwet_ac2`` (quadratic weights by default, as
+        :func:`gwet_ac2`), ``krippendorff_alpha`` (the scale's level of measurement by default),
+        ``observed_agreement``, ``matthews_corrcoef``, ``kappa_max``.
+    weights : str or array, optional
+        Agreement weights (or Krippendorff's level); default: the statistic's own default.
+    scale : Scale, optional
+        The levels; taken from the Paired inputs, else inferred.
     cluster : str or array-like, optional
         A column of the Paired data (e.g. ``"query_id"``), or cluster ids aligned with tuple inputs.
+    ci_method : {"bca", "percentile", "basic"}
+        The bootstrap interval (a difference needs replicates: no analytic or point-only mode).
+    n_resamples : int
+        Bootstrap replicates.
+    confidence_level : float
+        Two-sided confidence level.
+    rng : None, int or numpy.random.Generator
+        Seed of the shared bootstrap draw.
 
     Returns
     -------

@@ -570,14 +570,27 @@ def sample_size(*, half_width, statistic="kappa", table=None, kappa=None, preval
         Stratified sampling from a judge-labelled population (the population frame with ``judge``
         and ``stratum`` columns, or a drawn design whose strata sizes are used): the result is the
         per-stratum size k for judge-positive strata and m = ceil(ratio·k) for judge-negative ones.
+    judge, stratum : str
+        Columns of the population frame of a stratified ``design``: the judge's label and the
+        stratum (topic).
+    positive : label
+        The judge's label that counts as relevant (stratified design).
     ppv, npv : float or array
         Anticipated share of human-relevant items among the judge's positives, and of human-non-
         relevant among its negatives (per stratum if arrays), for the stratified design.
+    ratio : float
+        Judge-negative items per judge-positive item in each stratum (m = ceil(ratio·k)).
     method : {"analytic", "simulation"}
         iid only: the formula, or a search over n with simulated tables (the stratified design is
         always simulated).
+    confidence_level : float
+        Level of the interval whose half-width is targeted.
     n_sim : int
         Simulated samples per evaluated size.
+    max_n : int
+        Largest size searched.
+    rng : None, int or numpy.random.Generator
+        Seed of the simulations.
 
     Returns
     -------

@@ -70,6 +70,15 @@ class Scenario:
         Name of another scenario: the result also reports ``this − other`` (e.g. overlapping minus
         non-overlapping topics).
     description : str
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> v = metaeval.datasets.load("imageclef_like").validation
+    >>> s = Scenario("judge says 1 for refusals", lambda d: d.assign(candidate=d["candidate"].clip(lower=0)))
+    >>> r = metaeval.sensitivity(metaeval.cohen_kappa, v, [s], ci_method=None)
+    >>> r.get("judge says 1 for refusals", kind="difference").estimate
+    0.0
     """
 
     name: str
@@ -382,11 +391,33 @@ class SensitivityResult:
         return self.get("baseline")
 
     def get(self, scenario: str, kind: str = "value", component: str | None = None) -> Estimate:
-        """The estimate of one scenario (``kind``: value, difference, contrast or spread)."""
-        for e, k in zip(self.results, self.results.keys):
-            if k["scenario"] == scenario and k["kind"] == kind and (component is None or e.statistic == component):
-                return e
-        raise KeyError(f"no {kind} for scenario {scenario!r}" + (f" and {component!r}" if component else ""))
+        """The estimate of one scenario.
+
+        Parameters
+        ----------
+        scenario : str
+            The scenario's name (``"baseline"`` for the data as given).
+        kind : {"value", "difference", "contrast", "spread"}
+        component : str, optional
+            The entry of a vector statistic (e.g. ``"recall[1]"``); required when the statistic
+            has several entries (an ambiguous lookup raises, naming them).
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> import metaeval
+        >>> v = metaeval.datasets.load("imageclef_like").validation
+        >>> r = metaeval.sensitivity(metaeval.cohen_kappa, v, [], ci_method=None)
+        >>> round(r.get("baseline").estimate, 3)
+        0.603
+        """
+        keys = {"scenario": scenario, "kind": kind}
+        if component is not None:
+            keys["statistic"] = component
+        return self.results.get(**keys)
 
     def influence(self, group: str = "leave-one-topic-out") -> pd.DataFrame:
         """The differences of one group (default: leave-one-topic-out), largest |difference| first."""
