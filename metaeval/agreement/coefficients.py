@@ -1235,6 +1235,3 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
     for e, (label, n) in zip(ests, (("a", n_a), ("b", n_b), ("a - b", int(len(m))))):
         out.append_with(Estimate(**{**e.__dict__, "n": n}), set=label)
     return out
-
-
-# kept for metaeval.agreement.multirater until it imports the kernels from .kernels
