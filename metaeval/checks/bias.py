@@ -591,6 +591,7 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
         Bootstrap resamples (default :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`); with
         ``cluster=`` the partial Spearman interval is always bootstrapped.
     confidence_level : float
+        Coverage of the intervals, in (0, 1) (default 0.95).
     rng : None, int or numpy.random.Generator
         Seed of the bootstrap; every row reports the seed that reproduces the call.
     **pairwise
@@ -787,6 +788,7 @@ def prefer_longer(battles, *, reference: str = "human", candidate: str = "judge"
     n_resamples : int
         Default :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`.
     confidence_level : float
+        Coverage of the intervals, in (0, 1) (default 0.95).
     rng : None, int or numpy.random.Generator
         The seed of the bootstrap (reported on every row).
 
@@ -1024,6 +1026,7 @@ def self_enhancement(data, *, reference: str = "human", candidate: str = "judge"
     n_permutations : int
         Permutations for the Freedman–Lane test.
     confidence_level : float
+        Coverage of the intervals, in (0, 1) (default 0.95).
     rng : None, int or numpy.random.Generator
         Seed of the bootstraps and the permutations (every row reports the seed of the call).
     **system_level
@@ -1144,7 +1147,16 @@ def self_enhancement(data, *, reference: str = "human", candidate: str = "judge"
 
 @dataclass(frozen=True)
 class RankChangeResult(BiasResult):
-    """:class:`BiasResult` plus ``per_system``: scores, ranks and rank change of every system."""
+    """:class:`BiasResult` plus ``per_system``: scores, ranks and rank change of every system.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> R = pd.DataFrame(np.arange(12.0).reshape(4, 3), index=["a", "b", "c", "d"])
+    >>> r = rank_change(R, R.loc[["b", "a", "c", "d"]].set_axis(R.index), own="a", ci_method=None)
+    >>> r.per_system[["system", "rank_reference", "rank_candidate", "rank_gain"]].to_numpy().tolist()
+    [['d', 1.0, 1.0, 0.0], ['c', 2.0, 2.0, 0.0], ['b', 3.0, 4.0, -1.0], ['a', 4.0, 3.0, 1.0]]
+    """
 
     per_system: pd.DataFrame = field(default=None, repr=False)
 
@@ -1192,6 +1204,7 @@ def rank_change(reference: pd.DataFrame, candidate: pd.DataFrame, *, own, higher
     own : str or sequence of str
         The systems built on the judge's model family.
     higher_is_better : bool
+        Whether a higher score ranks a system higher (rank 1 = best).
     paired : bool, optional
         Whether the two matrices score the same topics (then a replicate resamples topics once for
         both). Default: paired when the topic sets are equal. With different topic sets (SynDL: the
@@ -1210,6 +1223,7 @@ def rank_change(reference: pd.DataFrame, candidate: pd.DataFrame, *, own, higher
     n_resamples : int
         Default :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`.
     confidence_level : float
+        Coverage of the intervals, in (0, 1) (default 0.95).
     rng : None, int or numpy.random.Generator
         Seed of the bootstrap and the permutations (every row reports the seed of the call).
 

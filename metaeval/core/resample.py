@@ -155,6 +155,14 @@ class Units:
         Stratum of each unit type; each stratum is resampled on its own.
     kind : str
         The resampling unit reported with the results: ``"items"``, ``"clusters"`` or ``"strata"``.
+        ``"clusters"`` with ``strata`` resamples the clusters of each stratum on their own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u = Units(np.array([[1.0, 0.0], [0.0, 1.0]]), [30, 70])       # 30 of one kind, 70 of another
+    >>> u.n_units, u.total().tolist()
+    (100, [30.0, 70.0])
     """
 
     X: np.ndarray
@@ -202,6 +210,25 @@ def table_units(table, *, cluster_tables=None, strata_tables=None) -> Units:
         Per-cluster tables: clusters become the units.
     strata_tables : array (H, K, K), optional
         Per-stratum tables: cells within each stratum become the units.
+
+    Returns
+    -------
+    Units
+        ``kind`` ``"items"`` (K² cells with their counts), ``"clusters"`` (one unit per cluster,
+        its flattened table) or ``"strata"``.
+
+    References
+    ----------
+    A Multinomial(N, n_ij/N) draw of the cells is the table of N items drawn with replacement
+    (tests/test_resample.py checks the draws' moments and the stratum sizes).
+
+    Examples
+    --------
+    >>> u = table_units([[5, 1], [2, 6]])
+    >>> u.kind, u.n_units, u.total().tolist()
+    ('items', 14, [5.0, 1.0, 2.0, 6.0])
+    >>> table_units(None, cluster_tables=[[[5, 1], [2, 6]], [[3, 0], [1, 4]]]).n_units
+    2
     """
     if cluster_tables is not None:
         ct = np.asarray(cluster_tables, dtype=float)
@@ -316,6 +343,7 @@ def ci_from_replicates(theta_hat, replicates, *, method: str = DEFAULT_CI_METHOD
         NaN replicates are left out (:func:`bootstrap` counts and reports them).
     method : {"bca", "percentile", "basic"}
     confidence_level : float
+        The interval's coverage, in (0, 1) (default 0.95).
     accel : array (m,), optional
         The jackknife acceleration (:func:`jackknife_acceleration`); required for BCa.
     alternative : {"two-sided", "less", "greater"}
@@ -399,7 +427,9 @@ def cluster_correction_factor(n_clusters: int, confidence_level: float = 0.95,
         T, the number of resampled clusters (for clusters resampled within strata: the smallest
         stratum's count).
     confidence_level : float
+        The interval's coverage, in (0, 1) (default 0.95).
     alternative : {"two-sided", "less", "greater"}
+        A one-sided interval uses the one-sided quantiles.
 
     Returns
     -------
@@ -597,6 +627,15 @@ class BootstrapResult:
     extra : dict
         ``cluster_correction`` (the widening factor) for cluster units; method-specific figures.
     alternative : str
+        The alternative of the interval, and the default of :meth:`pvalue`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = bootstrap(lambda S: S[:, 0] / 10, Units(np.array([[1.0], [0.0]]), [4, 6]),
+    ...               ci_method="percentile", n_resamples=200, rng=0)
+    >>> r.theta_hat.tolist(), r.unit, r.n_units, r.replicates.shape
+    ([0.4], 'items', 10, (200, 1))
     """
 
     theta_hat: np.ndarray
@@ -632,15 +671,20 @@ class BootstrapResult:
         Parameters
         ----------
         theta_hat : float or array (m,)
+            The estimate(s) on the data.
         replicates : array (B,) or (B, m)
+            The bootstrap replicates (NaN ones are left out, counted and warned about).
         ci_method : {"bca", "percentile", "basic"}
+            The interval method (default :data:`DEFAULT_CI_METHOD`).
         confidence_level : float
+            The interval's coverage, in (0, 1).
         alternative : {"two-sided", "less", "greater"}
         accel : array (m,), optional
             Jackknife acceleration (:func:`jackknife_acceleration`), required for BCa.
         unit : str
             ``"items"``, ``"clusters"`` or ``"strata"``.
         n_units : int
+            Number of resampled units (reported with the result).
         n_clusters : int, optional
             Clusters behind the widening and the few-clusters warning; default ``n_units`` when
             ``unit == "clusters"``, none otherwise.
@@ -653,6 +697,7 @@ class BootstrapResult:
         seed : int, optional
             The seed the replicates were drawn with.
         keep_replicates : bool
+            Keep the replicates in the result (default).
 
         Returns
         -------
@@ -706,6 +751,21 @@ class BootstrapResult:
               confidence_level: float = 0.95) -> BootstrapResult:
         """A point estimate only (``ci_method=None``): NaN interval, no replicates, ``method="none"``.
 
+        Parameters
+        ----------
+        theta_hat : float or array (m,)
+            The estimate(s).
+        unit : str
+            The unit the data consist of (``"items"``, ``"clusters"``...), reported as it is.
+        n_units : int
+            How many units.
+        confidence_level : float
+            Recorded with the (empty) interval.
+
+        Returns
+        -------
+        BootstrapResult
+
         Examples
         --------
         >>> r = BootstrapResult.point([0.5])
@@ -726,6 +786,7 @@ class BootstrapResult:
         Parameters
         ----------
         null : float or array (m,)
+            The value of the statistic under H0 (one per statistic when an array).
         j : int, optional
             Only statistic j (the result then has length 1).
         alternative : {"two-sided", "greater", "less"}, optional
@@ -862,6 +923,7 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
         Default :data:`DEFAULT_CI_METHOD` (``"bca"``). ``None``: the point estimate only — nothing
         is drawn and ``rng`` is not touched (a Generator keeps its state).
     confidence_level : float
+        The interval's coverage, in (0, 1) (default 0.95).
     rng : None, int or numpy.random.Generator
         Through :func:`make_rng`: the result's ``seed`` (an int, also when a Generator was given)
         reproduces the replicates.
@@ -869,6 +931,7 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
     chunk : int, optional
         Replicates per chunk; by default chosen so that a chunk holds about 8 million weights.
     keep_replicates : bool
+        Keep the (B, m) replicates in the result (default); False saves memory for large m.
     statistic_hat : array (m,), optional
         The estimate when the caller computed it already (e.g. by a reference implementation).
     cluster_correction : bool
@@ -959,12 +1022,24 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
 
     Parameters
     ----------
-    statistic, units, n_resamples, confidence_level, rng, chunk, cluster_correction
+    statistic : callable
         As in :func:`bootstrap`.
+    units : Units
+        As in :func:`bootstrap` (no strata).
+    n_resamples : int
+        First-level resamples (default :data:`DEFAULT_N_RESAMPLES`).
     n_outer, n_inner : int
         First-level resamples that get a second level, and second-level resamples each.
+    confidence_level : float
+        The interval's coverage, in (0, 1) (default 0.95).
+    rng : None, int or numpy.random.Generator
+        Through :func:`make_rng`, as in :func:`bootstrap`.
     bounds : (float, float)
         The statistic's range; the debiased estimate and the interval are clipped to it.
+    cluster_correction : bool
+        Widen for few clusters, as in :func:`bootstrap`.
+    chunk : int, optional
+        Replicates per chunk.
 
     Returns
     -------
