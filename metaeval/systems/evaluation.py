@@ -64,6 +64,8 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -1077,223 +1079,320 @@ class _Ranking:
 
 
 
+# -- the steps that prepare qrels and runs (each reports what it changed in ``det``) ----------------
+# Warnings raised by a step point at the caller of system_scores: step -> _Prepared.__init__ ->
+# system_scores -> caller, hence stacklevel=4.
+
+class _Judgments(NamedTuple):
+    """The qrels as arrays, one entry per input row."""
+
+    topic: np.ndarray     # query ids (object)
+    doc: np.ndarray       # doc ids (object)
+    label: np.ndarray     # int64 labels
+    repeated: np.ndarray  # bool: the (query, doc) pair occurs more than once in the input
+
+
+def _read_judgments(qrels) -> _Judgments:
+    """Qrels, read and validate: a frame or file (:func:`_load_qrels`) as arrays, repeated pairs marked."""
+    q = _load_qrels(qrels)
+    topic = q["query_id"].to_numpy(dtype=object)
+    doc = q["doc_id"].to_numpy(dtype=object)
+    label = q["relevance"].to_numpy().astype(np.int64)
+    return _Judgments(topic, doc, label, pd.MultiIndex.from_arrays([topic, doc]).duplicated(keep=False))
+
+
+def _count_repeats(topic, doc, label, det: _Details, issue: str, conflict_issue: str) -> int:
+    """Report (topic, doc) keys that occur more than once among the given rows.
+
+    Per topic: the extra rows under ``issue`` and the keys whose labels differ under ``conflict_issue``.
+    Returns the number of extra rows.
+    """
+    g = pd.DataFrame({"q": topic, "d": doc, "l": label}).groupby(["q", "d"], sort=False)["l"]
+    per = pd.DataFrame({"n": g.size(), "k": g.nunique()}).reset_index()
+    extra = per.groupby("q")["n"].sum() - per.groupby("q").size()
+    det.add("qrels", issue, extra.to_numpy(), query_id=extra.index.to_numpy(dtype=object))
+    conf = per.loc[per["k"] > 1].groupby("q").size()
+    det.add("qrels", conflict_issue, conf.to_numpy(), query_id=conf.index.to_numpy(dtype=object))
+    return int(extra.sum())
+
+
+def _report_repeated_judgments(j: _Judgments, det: _Details) -> None:
+    """Qrels, exact repeats: (query, doc) pairs judged more than once are reported and warned about.
+
+    Which label is kept (the highest) is decided in :func:`_one_label_per_doc`.
+    """
+    if j.repeated.any():
+        r = j.repeated
+        n = _count_repeats(j.topic[r], j.doc[r], j.label[r], det, "duplicate_judgment", "conflicting_judgment")
+        warnings.warn(f"the qrels judge {n} (query, doc) pair(s) more than once; the highest label is kept "
+                      "(see .report)", MetaevalWarning, stacklevel=4)
+
+
+def _merge_near_duplicates(j: _Judgments, dm, det: _Details) -> np.ndarray:
+    """Qrels, near-duplicates: every judged doc id replaced by its canonical id (``duplicates_map``).
+
+    Judgments that now fall on the same (query, canonical doc) -- and were not exact repeats already --
+    are reported as merged (and as conflicting where their labels differ). Returns the doc ids.
+    """
+    if dm is None:
+        return j.doc
+    mapping, per_topic = dm
+    if per_topic:
+        mapped = np.array([mapping.get((t, d), d) for t, d in zip(j.topic, j.doc)], dtype=object)
+    else:
+        mapped = np.array([mapping.get(d, d) for d in j.doc], dtype=object)
+    if (mapped != j.doc).any():
+        multi = pd.MultiIndex.from_arrays([j.topic, mapped]).duplicated(keep=False) & ~j.repeated
+        if multi.any():
+            _count_repeats(j.topic[multi], mapped[multi], j.label[multi], det, "duplicate_merged",
+                           "duplicate_conflict")
+    return mapped
+
+
+def _one_label_per_doc(j: _Judgments, docs: np.ndarray, merged: bool, det: _Details) -> pd.DataFrame:
+    """Qrels, one label per (query, doc): the highest; negative labels (pooled, unjudged) reported.
+
+    Returns a frame ``q, d, l`` (query, canonical doc, label).
+    """
+    qq = pd.DataFrame({"q": j.topic, "d": docs, "l": j.label})
+    if j.repeated.any() or merged:
+        qq = qq.groupby(["q", "d"], sort=False, as_index=False)["l"].max()
+    neg = qq["l"].to_numpy() < 0
+    if neg.any():
+        c = qq.loc[neg].groupby("q").size()
+        det.add("qrels", "negative_label", c.to_numpy(), query_id=c.index.to_numpy(dtype=object))
+    return qq
+
+
+def _topic_set(topics, reference_qrels, judged: set, det: _Details) -> tuple[np.ndarray, str]:
+    """Topic policy: the sorted topic set the systems are scored on, and the policy's name.
+
+    ``topics`` is ``"own"`` (the judged topics), ``"intersection"`` (judged here and in
+    ``reference_qrels``; ``"own"`` without a reference), ``"reference"`` (the reference's topics) or a
+    list (``"list"``). Judged topics left out and topics of the set these qrels do not judge are
+    reported.
+    """
+    if isinstance(topics, str) and topics not in ("intersection", "own", "reference"):
+        raise InputError(f"topics={topics!r}", source="topics",
+                         expected="'intersection', 'own', 'reference' or a list of topic ids")
+    ref_topics = None
+    if reference_qrels is not None:
+        if isinstance(reference_qrels, pd.DataFrame) and "query_id" in reference_qrels.columns:
+            ref_topics = set(reference_qrels["query_id"].astype("str"))
+        else:
+            ref_topics = set(_load_qrels(reference_qrels, "reference_qrels")["query_id"])
+    if isinstance(topics, str):
+        if topics == "reference" and ref_topics is None:
+            raise InputError("topics='reference' needs reference_qrels", source="topics",
+                             fix="pass reference_qrels=, or use topics='own'")
+        if topics == "own" or ref_topics is None:
+            tset = set(judged)
+        elif topics == "intersection":
+            tset = judged & ref_topics
+        else:
+            tset = set(ref_topics)
+        policy = topics
+    else:
+        tset = {str(t) for t in topics}
+        policy = "list"
+    T = np.array(sorted(tset), dtype=object)
+    if not len(T):
+        raise InputError(f"the topic set is empty (topics={topics if isinstance(topics, str) else list(topics)!r}; "
+                         f"{len(judged)} judged topic(s), {len(ref_topics) if ref_topics is not None else 0} in the "
+                         "reference)", source="topics", expected="at least one topic to score the systems on",
+                         fix="check that the topic ids of the qrels (and the reference) match")
+    excluded = sorted(judged - tset)
+    det.add("qrels", "topic_excluded", np.ones(len(excluded)), query_id=np.array(excluded, dtype=object))
+    unjudged = sorted(tset - judged)
+    det.add("qrels", "topic_not_judged", np.ones(len(unjudged)), query_id=np.array(unjudged, dtype=object))
+    return T, policy
+
+
+def _read_run_rows(runs):
+    """Runs, read and validate: ``(run ids, topic ids, doc ids, scores, ranks)``, one entry per row.
+
+    The ids are pyarrow string arrays (zero-copy for pandas' Arrow-backed strings); ranks are kept
+    (for the report only) when the run has an integer rank column that fits in 32 bits, else None.
+    """
+    r = _load_runs(runs)
+    ra = _arrow_strings(r["run_id"], "run_id")
+    qa = _arrow_strings(r["query_id"], "query_id")
+    da = _arrow_strings(r["doc_id"], "doc_id")
+    score = r["score"].to_numpy(dtype=np.float64)
+    rank = None
+    if "rank" in r.columns and r["rank"].dtype.kind in "iu":
+        rank = r["rank"].to_numpy()
+        if len(rank) and (rank.max() >= 2**31 or rank.min() < -2**31):
+            rank = None
+    return ra, qa, da, score, rank
+
+
+@dataclass
+class _Groups:
+    """The (run, topic) groups of the run rows.
+
+    The rows come in segments of consecutive rows with the same (run, topic); a group is a distinct
+    (run, topic), and a file that lists a run's topic twice has two segments in one group.
+    """
+
+    seg_start: np.ndarray  # first row of each segment
+    seg_len: np.ndarray    # rows of each segment
+    seg_grp: np.ndarray    # group of each segment
+    run_names: np.ndarray  # sorted run ids (object)
+    sys: np.ndarray        # per group: run index
+    top: np.ndarray        # per group: topic index in the topic set, -1 outside it
+    topname: np.ndarray    # per group: topic id (object)
+    judged: np.ndarray     # per group: the qrels judge the topic
+
+    @property
+    def n(self) -> int:
+        return len(self.sys)
+
+    @cached_property
+    def names(self) -> tuple[np.ndarray, np.ndarray]:
+        """(run id, topic id) of each group, as the report wants them."""
+        return self.run_names[self.sys], self.topname
+
+
+def _group_rows(ra, qa, tpos: dict, judged: set) -> _Groups:
+    """Runs, grouping: segments of consecutive rows with the same (run, topic), and the distinct groups."""
+    import pyarrow.compute as pc
+
+    n = len(ra)
+    if n > 1:
+        bnd = pc.or_(pc.not_equal(ra.slice(1), ra.slice(0, n - 1)), pc.not_equal(qa.slice(1), qa.slice(0, n - 1)))
+        seg_start = np.flatnonzero(np.concatenate([[True], _bool_numpy(bnd)]))
+        del bnd
+    else:
+        seg_start = np.zeros(1, dtype=np.int64)
+    seg_run = _take_strings(ra, seg_start)
+    seg_top = _take_strings(qa, seg_start)
+    run_codes, run_names = pd.factorize(seg_run, sort=True)
+    run_names = np.asarray(run_names, dtype=object)
+    top_codes, top_names = pd.factorize(seg_top, sort=False)
+    top_names = np.asarray(top_names, dtype=object)
+    seg_grp, pair_u = pd.factorize(run_codes.astype(np.int64) * len(top_names) + top_codes, sort=False)
+    G = len(pair_u)
+    topname = top_names[pair_u % len(top_names)]
+    return _Groups(seg_start=seg_start, seg_len=np.diff(np.append(seg_start, n)), seg_grp=seg_grp,
+                   run_names=run_names, sys=(pair_u // len(top_names)).astype(np.int64),
+                   top=np.fromiter((tpos.get(t, -1) for t in topname), dtype=np.int64, count=G),
+                   topname=topname, judged=np.fromiter((t in judged for t in topname), dtype=bool, count=G))
+
+
+def _rows_not_scored(score: np.ndarray, g: _Groups, det: _Details):
+    """Runs, rows left out: NaN scores (warned), rows of topics not judged or outside the topic set.
+
+    Returns ``(nan_at, rows, dropped)``: the NaN rows (None without any), per group the rows that
+    are not NaN, and per group whether all its rows are dropped (its topic is not scored).
+    """
+    G = g.n
+    nan_at = None
+    isnan = np.isnan(score)
+    if isnan.any():
+        nan_at = np.flatnonzero(isnan)
+        det.add("runs", "nan_score", np.bincount(np.repeat(g.seg_grp, g.seg_len)[nan_at], minlength=G), *g.names)
+        warnings.warn(f"{len(nan_at)} run row(s) have a NaN score and were dropped (see .report)",
+                      MetaevalWarning, stacklevel=4)
+    del isnan
+    rows = np.bincount(g.seg_grp, weights=g.seg_len, minlength=G).astype(np.int64)
+    if nan_at is not None:
+        rows = rows - np.bincount(np.repeat(g.seg_grp, g.seg_len)[nan_at], minlength=G)
+    unj, exc = ~g.judged, g.judged & (g.top < 0)
+    det.add("runs", "unjudged_topic", np.where(unj, rows, 0), *g.names)
+    det.add("runs", "excluded_topic", np.where(exc, rows, 0), *g.names)
+    return nan_at, rows, unj | exc
+
+
+def _topic_major(g: _Groups, nT: int) -> np.ndarray:
+    """The group order topic by topic (then system); topics outside the set come last.
+
+    Rows of one topic then sit together, so that the doc ids of a topic stay in the CPU cache while
+    they are encoded and looked up.
+    """
+    top_key = np.where(g.top >= 0, g.top, nT + pd.factorize(g.topname)[0])
+    return np.lexsort((g.sys, top_key))
+
+
+def _kept_rows(g: _Groups, gorder: np.ndarray, rows: np.ndarray, dropped: np.ndarray, nan_at):
+    """Where the kept rows of each group are, the groups taken in ``gorder``: ``(g_first, g_rows, rows_at)``.
+
+    Group i (in the new order) keeps ``g_rows[i]`` rows: input rows ``g_first[i]`` on when
+    ``rows_at`` is None (every (run, topic) is one block of rows and no score is NaN), else
+    ``rows_at[g_first[i]:g_first[i] + g_rows[i]]`` (file order within a group).
+    """
+    g_rows = np.where(dropped[gorder], 0, rows[gorder])
+    if len(g.seg_start) == g.n and nan_at is None:
+        return g.seg_start[np.argsort(g.seg_grp)][gorder], g_rows, None
+    newid = np.empty(g.n, dtype=np.int64)
+    newid[gorder] = np.arange(g.n)
+    new_of_row = newid[np.repeat(g.seg_grp, g.seg_len)]
+    rows_at = np.argsort(new_of_row, kind="stable")
+    rows_at = rows_at[~dropped[gorder][new_of_row[rows_at]]]
+    if nan_at is not None:
+        rows_at = rows_at[~np.isin(rows_at, nan_at)]
+    return np.concatenate([[0], np.cumsum(g_rows)[:-1]]), g_rows, rows_at
+
+
 class _Prepared:
-    """Qrels and runs cleaned, restricted to the topic set and put in trec_eval's order."""
+    """Qrels and runs cleaned, restricted to the topic set and put in trec_eval's order.
+
+    The steps, in order (each a function above that reports what it changed in ``det``):
+    qrels -- :func:`_read_judgments`, :func:`_report_repeated_judgments`,
+    :func:`_merge_near_duplicates`, :func:`_one_label_per_doc`; topics -- :func:`_topic_set`,
+    :meth:`_index_qrels`; runs -- :func:`_read_run_rows`, :func:`_group_rows`,
+    :func:`_rows_not_scored`, :func:`_topic_major`, :func:`_kept_rows`; ranking and the fast measures
+    -- :meth:`_rank` (chunk by chunk, :meth:`_rank_chunk`); then :meth:`_report_missing_topics`.
+    """
 
     def __init__(self, qrels, runs, *, duplicates_map, topics, reference_qrels, depth=None, need_docs=True,
                  specs=()):
+        import pyarrow as pa
+
         self.need_docs = need_docs  # the ranked rows (and doc ids) are kept for the ir-measures fallback
         self.specs = list(dict.fromkeys(specs))  # fast measures computed chunk by chunk while ranking
         self._stats, self._values = {}, {}
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        det = _Details()
-        self.det = det
-        # ---------------- qrels ----------------
-        q = _load_qrels(qrels)
-        q_t = q["query_id"].to_numpy(dtype=object)
-        q_d = q["doc_id"].to_numpy(dtype=object)
-        q_l = q["relevance"].to_numpy().astype(np.int64)
-        dm = _load_dup_map(duplicates_map)
-        self.dup_map = dm
-        # exact repeats of a (query, doc) in the input
-        key = pd.MultiIndex.from_arrays([q_t, q_d])
-        rep = key.duplicated(keep=False)
-        if rep.any():
-            sub = pd.DataFrame({"q": q_t[rep], "d": q_d[rep], "l": q_l[rep]})
-            g = sub.groupby(["q", "d"], sort=False)["l"]
-            per = pd.DataFrame({"n": g.size(), "k": g.nunique()}).reset_index()
-            det.add("qrels", "duplicate_judgment", (per.groupby("q")["n"].sum() - per.groupby("q").size()).to_numpy(),
-                    query_id=per.groupby("q").size().index.to_numpy(dtype=object))
-            conf = per.loc[per["k"] > 1].groupby("q").size()
-            det.add("qrels", "conflicting_judgment", conf.to_numpy(), query_id=conf.index.to_numpy(dtype=object))
-            warnings.warn(f"the qrels judge {int(rep.sum() - len(per))} (query, doc) pair(s) more than once; "
-                          "the highest label is kept (see .report)", MetaevalWarning, stacklevel=3)
-        if dm is not None:
-            mapping, per_topic = dm
-            if per_topic:
-                mapped = np.array([mapping.get((t, d), d) for t, d in zip(q_t, q_d)], dtype=object)
-            else:
-                mapped = np.array([mapping.get(d, d) for d in q_d], dtype=object)
-            moved = mapped != q_d
-            if moved.any():
-                # rows merged: those whose canonical key now appears more than once (and were not repeats before)
-                key2 = pd.MultiIndex.from_arrays([q_t, mapped])
-                multi = key2.duplicated(keep=False) & ~rep
-                if multi.any():
-                    sub = pd.DataFrame({"q": q_t[multi], "d": mapped[multi], "l": q_l[multi]})
-                    g = sub.groupby(["q", "d"], sort=False)["l"]
-                    per = pd.DataFrame({"n": g.size(), "k": g.nunique()}).reset_index()
-                    merged = (per.groupby("q")["n"].sum() - per.groupby("q").size())
-                    det.add("qrels", "duplicate_merged", merged.to_numpy(),
-                            query_id=merged.index.to_numpy(dtype=object))
-                    conf = per.loc[per["k"] > 1].groupby("q").size()
-                    det.add("qrels", "duplicate_conflict", conf.to_numpy(), query_id=conf.index.to_numpy(dtype=object))
-            q_d = mapped
-        # one label per (query, doc): the highest
-        qq = pd.DataFrame({"q": q_t, "d": q_d, "l": q_l})
-        if rep.any() or dm is not None:
-            qq = qq.groupby(["q", "d"], sort=False, as_index=False)["l"].max()
-        neg = qq["l"].to_numpy() < 0
-        if neg.any():
-            c = qq.loc[neg].groupby("q").size()
-            det.add("qrels", "negative_label", c.to_numpy(), query_id=c.index.to_numpy(dtype=object))
-        judged_topics = np.array(sorted(pd.unique(qq["q"].to_numpy(dtype=object))), dtype=object)
-        self.judged_topics = tuple(judged_topics)
-        # ---------------- topic set ----------------
-        if isinstance(topics, str) and topics not in ("intersection", "own", "reference"):
-            raise InputError(f"topics={topics!r}", source="topics",
-                             expected="'intersection', 'own', 'reference' or a list of topic ids")
-        ref_topics = None
-        if reference_qrels is not None:
-            if isinstance(reference_qrels, pd.DataFrame) and "query_id" in reference_qrels.columns:
-                ref_topics = set(reference_qrels["query_id"].astype("str"))
-            else:
-                ref_topics = set(_load_qrels(reference_qrels, "reference_qrels")["query_id"])
-        jset = set(self.judged_topics)
-        if isinstance(topics, str):
-            if topics == "reference" and ref_topics is None:
-                raise InputError("topics='reference' needs reference_qrels", source="topics",
-                                 fix="pass reference_qrels=, or use topics='own'")
-            if topics == "own" or ref_topics is None:
-                tset = set(jset)
-            elif topics == "intersection":
-                tset = jset & ref_topics
-            else:
-                tset = set(ref_topics)
-            policy = topics
-        else:
-            tset = {str(t) for t in topics}
-            policy = "list"
-        T = np.array(sorted(tset), dtype=object)
-        if not len(T):
-            raise InputError(f"the topic set is empty (topics={topics if isinstance(topics, str) else list(topics)!r}; "
-                             f"{len(jset)} judged topic(s), {len(ref_topics) if ref_topics is not None else 0} in the "
-                             "reference)", source="topics", expected="at least one topic to score the systems on",
-                             fix="check that the topic ids of the qrels (and the reference) match")
-        self.topics = tuple(T)
-        self.topic_policy = policy
-        excluded = sorted(jset - tset)
-        det.add("qrels", "topic_excluded", np.ones(len(excluded)), query_id=np.array(excluded, dtype=object))
-        unjudged_T = sorted(tset - jset)
-        det.add("qrels", "topic_not_judged", np.ones(len(unjudged_T)), query_id=np.array(unjudged_T, dtype=object))
-        tpos = {t: i for i, t in enumerate(T)}
-        nT = len(T)
-        self.nT = nT
-        self.topic_judged = np.array([t in jset for t in T], dtype=bool)
-        # qrels restricted to T, with topic indices
-        qq = qq.loc[qq["q"].isin(tset)]
-        q_top = np.fromiter((tpos[t] for t in qq["q"].to_numpy(dtype=object)), dtype=np.int64, count=len(qq))
-        o = np.argsort(q_top, kind="stable")  # the qrels topic by topic: q_off[t] .. q_off[t + 1]
-        self.q_top = q_top[o]
-        self.q_doc_names = qq["d"].to_numpy(dtype=object)[o]
-        self.q_lab = qq["l"].to_numpy().astype(np.int64)[o]
-        self.q_off = np.concatenate([[0], np.cumsum(np.bincount(self.q_top, minlength=len(T)))])
-        self.q_docs_arrow = pa.array(self.q_doc_names, type=pa.large_string())
-        norel = np.ones(nT, dtype=bool)
-        norel[self.q_top[self.q_lab >= 1]] = False
-        norel &= self.topic_judged
-        det.add("qrels", "topic_without_relevant", np.ones(int(norel.sum())), query_id=T[norel])
-
-        # ---------------- runs ----------------
-        r = _load_runs(runs)
-        n = len(r)
-        ra = _arrow_strings(r["run_id"], "run_id")
-        qa = _arrow_strings(r["query_id"], "query_id")
-        da = _arrow_strings(r["doc_id"], "doc_id")
-        score = r["score"].to_numpy(dtype=np.float64)
-        rank = None
-        if "rank" in r.columns and r["rank"].dtype.kind in "iu":
-            rank = r["rank"].to_numpy()
-            if len(rank) and (rank.max() >= 2**31 or rank.min() < -2**31):
-                rank = None  # only used for the report
-        del r
-        # segments of consecutive rows with the same (run, topic); groups = distinct (run, topic)
-        if n > 1:
-            bnd = pc.or_(pc.not_equal(ra.slice(1), ra.slice(0, n - 1)), pc.not_equal(qa.slice(1), qa.slice(0, n - 1)))
-            seg_start = np.flatnonzero(np.concatenate([[True], _bool_numpy(bnd)]))
-            del bnd
-        else:
-            seg_start = np.zeros(1, dtype=np.int64)
-        seg_run = _take_strings(ra, seg_start)
-        seg_top = _take_strings(qa, seg_start)
+        self.det = det = _Details()
+        # ---- qrels: one label per (query, canonical doc) ----
+        j = _read_judgments(qrels)
+        self.dup_map = dm = _load_dup_map(duplicates_map)
+        _report_repeated_judgments(j, det)
+        qq = _one_label_per_doc(j, _merge_near_duplicates(j, dm, det), dm is not None, det)
+        del j
+        judged = set(pd.unique(qq["q"].to_numpy(dtype=object)))
+        self.judged_topics = tuple(sorted(judged))
+        # ---- the topic set, and the qrels indexed by it ----
+        T, self.topic_policy = _topic_set(topics, reference_qrels, judged, det)
+        self.topics, self.nT = tuple(T), len(T)
+        self.topic_judged = np.array([t in judged for t in T], dtype=bool)
+        self._index_qrels(qq, T, det)
+        del qq
+        # ---- runs: rows grouped by (run, topic), the rows that are scored, groups topic by topic ----
+        ra, qa, da, score, rank = _read_run_rows(runs)
+        g = _group_rows(ra, qa, {t: i for i, t in enumerate(T)}, judged)
         del ra, qa
-        run_codes, run_names = pd.factorize(seg_run, sort=True)
-        run_names = np.asarray(run_names, dtype=object)
-        self.systems = tuple(run_names)
-        nS = len(run_names)
-        top_codes, top_names = pd.factorize(seg_top, sort=False)
-        top_names = np.asarray(top_names, dtype=object)
-        seg_grp, pair_u = pd.factorize(run_codes.astype(np.int64) * len(top_names) + top_codes, sort=False)
-        G = len(pair_u)
-        g_sys = (pair_u // len(top_names)).astype(np.int64)
-        g_topname = top_names[pair_u % len(top_names)]
-        g_top = np.fromiter((tpos.get(t, -1) for t in g_topname), dtype=np.int64, count=G)
-        g_judged = np.fromiter((t in jset for t in g_topname), dtype=bool, count=G)
-        gnames = (run_names[g_sys], g_topname)
-        seg_len = np.diff(np.append(seg_start, n))
-        # rows to drop: NaN scores, topics not judged or outside the topic set
-        isnan = np.isnan(score)
-        nan_at = None
-        if isnan.any():
-            nan_at = np.flatnonzero(isnan)
-            grp_of_seg = np.repeat(seg_grp, seg_len)
-            det.add("runs", "nan_score", np.bincount(grp_of_seg[nan_at], minlength=G), *gnames)
-            warnings.warn(f"{len(nan_at)} run row(s) have a NaN score and were dropped (see .report)",
-                          MetaevalWarning, stacklevel=3)
-            del grp_of_seg
-        del isnan
-        rows_all = np.bincount(seg_grp, weights=seg_len, minlength=G).astype(np.int64)
-        rows_g = rows_all if nan_at is None else rows_all - np.bincount(
-            np.repeat(seg_grp, seg_len)[nan_at], minlength=G)
-        unj, exc = ~g_judged, g_judged & (g_top < 0)
-        det.add("runs", "unjudged_topic", np.where(unj, rows_g, 0), *gnames)
-        det.add("runs", "excluded_topic", np.where(exc, rows_g, 0), *gnames)
-        # ---- groups renumbered topic by topic (then system): rows of one topic sit together, so the
-        # doc ids of a topic stay in cache while they are encoded and looked up ----
-        top_key = np.where(g_top >= 0, g_top, nT + pd.factorize(g_topname)[0])
-        gorder = np.lexsort((g_sys, top_key))
-        newid = np.empty(G, dtype=np.int64)
-        newid[gorder] = np.arange(G)
-        g_sys, g_top, g_judged = g_sys[gorder], g_top[gorder], g_judged[gorder]
-        unj, exc = unj[gorder], exc[gorder]
-        gnames = (gnames[0][gorder], gnames[1][gorder])
-        g_topname = g_topname[gorder]
-        g_rows = np.where(unj | exc, 0, rows_g[gorder])  # rows kept per group (NaN rows excluded)
-        # where the kept rows of each group are in the input (file order within a group): one range per
-        # group when every (run, topic) is one block of rows without NaN, else an explicit list
-        if len(seg_start) == G and nan_at is None:
-            g_first = seg_start[np.argsort(seg_grp)][gorder]
-            rows_at = None
-        else:
-            new_of_row = newid[np.repeat(seg_grp, seg_len)]
-            rows_at = np.argsort(new_of_row, kind="stable")
-            rows_at = rows_at[~(unj | exc)[new_of_row[rows_at]]]
-            if nan_at is not None:
-                rows_at = rows_at[~np.isin(rows_at, nan_at)]
-            g_first = np.concatenate([[0], np.cumsum(g_rows)[:-1]])  # offsets into rows_at
-            del new_of_row
+        self.systems = tuple(g.run_names)
+        nan_at, rows, dropped = _rows_not_scored(score, g, det)
+        gorder = _topic_major(g, self.nT)
+        g_first, g_rows, rows_at = _kept_rows(g, gorder, rows, dropped, nan_at)
+        g_sys, g_top = g.sys[gorder], g.top[gorder]
+        gnames = (g.names[0][gorder], g.names[1][gorder])
         if isinstance(da, pa.ChunkedArray):  # one array: a take from a chunked array walks all of it
             da = da.combine_chunks() if da.num_chunks != 1 else da.chunk(0)
-        ranked = self._rank(g_first, g_rows, rows_at, depth, score, rank, da, dm, G, gnames, g_top)
+        # ---- ranking (trec_eval's order) and the fast measures, chunk by chunk ----
+        ranked = self._rank(g_first, g_rows, rows_at, depth, score, rank, da, dm, g.n, gnames, g_top)
+        del da, score, rank, rows_at
         det.parts.extend(ranked["det"].parts)
         n_rep = ranked["det"].total("duplicate_doc")
         if n_rep:
             warnings.warn(f"{int(n_rep)} repeated doc id(s) within a topic of a run were dropped (the best-ranked "
                           "occurrence is kept; see .report)", MetaevalWarning, stacklevel=3)
-        del da
         self.depth = depth
         self.doc_map_used = ranked["doc_map_used"]
         self.g_sys, self.g_top = g_sys, np.maximum(g_top, 0)
         self.present = (ranked["g_len"] > 0) & (g_top >= 0)
-        # ---- (system, topic) cells without rows ----
-        have = np.zeros((nS, nT), dtype=bool)
-        have[g_sys[self.present], g_top[self.present]] = True
-        miss = ~have & self.topic_judged[None, :]
-        if miss.any():
-            si, ti = np.nonzero(miss)
-            det.add("runs", "missing_topic", np.ones(len(si)), run_names[si], T[ti])
+        self.nS = len(g.run_names)
+        self._report_missing_topics(g.run_names, T)
         self._dictionary = ranked["dictionary"]
         self._values = dict(ranked["values"])
         if need_docs:
@@ -1301,8 +1400,37 @@ class _Prepared:
         else:
             self.label = self.grp = self.doc = self.pos = None
         self.g_len, self.g_start = ranked["g_len"], ranked["g_start"]
-        self.n_groups = G
-        self.nS, self.nT = nS, nT
+        self.n_groups = g.n
+
+    def _index_qrels(self, qq: pd.DataFrame, T: np.ndarray, det: _Details) -> None:
+        """The qrels of the topic set, topic by topic (``q_off[t]:q_off[t + 1]``), with topic indices.
+
+        Judged topics of the set without a relevant document are reported.
+        """
+        import pyarrow as pa
+
+        tpos = {t: i for i, t in enumerate(T)}
+        qq = qq.loc[qq["q"].isin(set(T))]
+        q_top = np.fromiter((tpos[t] for t in qq["q"].to_numpy(dtype=object)), dtype=np.int64, count=len(qq))
+        o = np.argsort(q_top, kind="stable")
+        self.q_top = q_top[o]
+        self.q_doc_names = qq["d"].to_numpy(dtype=object)[o]
+        self.q_lab = qq["l"].to_numpy().astype(np.int64)[o]
+        self.q_off = np.concatenate([[0], np.cumsum(np.bincount(self.q_top, minlength=len(T)))])
+        self.q_docs_arrow = pa.array(self.q_doc_names, type=pa.large_string())
+        norel = np.ones(len(T), dtype=bool)
+        norel[self.q_top[self.q_lab >= 1]] = False
+        norel &= self.topic_judged
+        det.add("qrels", "topic_without_relevant", np.ones(int(norel.sum())), query_id=T[norel])
+
+    def _report_missing_topics(self, run_names: np.ndarray, T: np.ndarray) -> None:
+        """(system, topic) cells of judged topics in the set that a run does not retrieve."""
+        have = np.zeros((self.nS, self.nT), dtype=bool)
+        have[self.g_sys[self.present], self.g_top[self.present]] = True
+        miss = ~have & self.topic_judged[None, :]
+        if miss.any():
+            si, ti = np.nonzero(miss)
+            self.det.add("runs", "missing_topic", np.ones(len(si)), run_names[si], T[ti])
 
     def _rank(self, g_first, g_rows, rows_at, depth, score, rank, da, dm, G, gnames, g_top) -> dict:
         """Every group's rows in trec_eval's order, with their labels, and the fast measures.
