@@ -35,6 +35,7 @@ from metaeval.core.resample import (
     ci_from_replicates,
     cluster_correction_factor,
     debiased_bootstrap,
+    group_means,
     make_rng,
     table_units,
 )
@@ -647,3 +648,32 @@ def cluster_correction_widens_cluster_intervals_only_test():
     iid = metaeval.cohen_kappa(table=ct.sum(axis=0), n_resamples=500, rng=3, ci_method="percentile")
     lo, hi, _ = ci_from_replicates(iid.estimate, iid.replicates, method="percentile")
     assert "cluster_correction" not in iid.extra and (iid.ci.low, iid.ci.high) == (lo[0], hi[0])
+
+
+def group_means_equal_pandas_and_hand_built_units_test():
+    """group_means: the estimates are pandas' groupby means; the replicates are bootstrap() on
+    hand-built (sum, count) units with the same seed (the draw is over the same n items or clusters)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    n = 120
+    g = rng.integers(0, 3, n)
+    cl = rng.integers(0, 15, n)
+    v = np.column_stack([rng.normal(size=n), rng.integers(1, 6, n).astype(float)])
+    res = group_means(v, g, cluster=cl, ci_method="percentile", n_resamples=300, rng=4)
+    direct = pd.DataFrame({"g": g, "a": v[:, 0], "b": v[:, 1]}).groupby("g").mean()
+    np.testing.assert_allclose(res.theta_hat, np.r_[direct["a"], direct["b"]], rtol=1e-12)
+    assert res.unit == "clusters" and res.n_units == 15 and "cluster_correction" in res.extra
+    X = np.zeros((15, 9))
+    for i in range(n):
+        X[cl[i], g[i]] += 1
+        X[cl[i], 3 + g[i]] += v[i, 0]
+        X[cl[i], 6 + g[i]] += v[i, 1]
+    hand = bootstrap(lambda S: S[:, 3:] / np.tile(S[:, :3], 2), Units(X, np.ones(15, dtype=np.int64), kind="clusters"),
+                     ci_method="percentile", n_resamples=300, rng=4)
+    np.testing.assert_allclose(res.replicates, hand.replicates, rtol=1e-12)
+    iid = group_means(v[:, 0], g, ci_method=None)
+    np.testing.assert_allclose(iid.theta_hat, direct["a"], rtol=1e-12)
+    assert iid.unit == "items" and iid.n_units == n and iid.method == "none"
+    with pytest.raises(ValueError, match="NaN"):
+        group_means(np.r_[v[:-1, 0], np.nan], g)

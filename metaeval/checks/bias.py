@@ -55,6 +55,7 @@ from ..core.resample import (
     BootstrapResult,
     Units,
     bootstrap,
+    group_means,
     jackknife_acceleration,
     make_rng,
 )
@@ -956,29 +957,11 @@ def _freedman_lane(y, X: pd.DataFrame, term, groups, n_permutations, gen):
 
 def _by_generator(gen_labels, own_mask, ref, cand, groups, *, ci_method, n_resamples, confidence_level, rng):
     """Mean reference score, candidate score and gap per generator, with (cluster) bootstrap intervals
-    (``ci_method=None``: the means only)."""
+    (``ci_method=None``: the means only), all from one draw of the engine's :func:`group_means`."""
     names, gidx = np.unique(gen_labels, return_inverse=True)
     G = len(names)
-    n = len(ref)
-    X = np.zeros((n, 3 * G))
-    X[np.arange(n), 3 * gidx] = 1.0
-    X[np.arange(n), 3 * gidx + 1] = ref
-    X[np.arange(n), 3 * gidx + 2] = cand
-    if groups is not None:
-        Xc = np.zeros((int(groups.max()) + 1, 3 * G))
-        np.add.at(Xc, groups, X)
-        units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
-    else:
-        units = Units(X, np.ones(n, dtype=np.int64), kind="items")
-
-    def kern(S):
-        S = S.reshape(-1, G, 3)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mr, mc = S[:, :, 1] / S[:, :, 0], S[:, :, 2] / S[:, :, 0]
-        return np.concatenate([mr, mc, mc - mr], axis=1)
-
-    res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-                    rng=rng)
+    res = group_means(np.column_stack([ref, cand, cand - ref]), gidx, cluster=groups, n_resamples=n_resamples,
+                      ci_method=ci_method, confidence_level=confidence_level, rng=rng)
     rows = []
     for g, name in enumerate(names):
         for m, what in enumerate(("reference", "candidate", "difference")):

@@ -50,7 +50,7 @@ from scipy.special import ndtr, ndtri
 from ..core.errors import SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
-           "table_units", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
+           "table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
            "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE"]
 
 #: Interval methods of the bootstrap (``None`` asks for the point estimate only).
@@ -1001,6 +1001,79 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
         theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
         accel=accel, unit=units.kind, n_units=units.n_units, n_clusters=n_clusters, stratified=stratified,
         cluster_correction=cluster_correction, bounds=bounds, seed=seed, keep_replicates=keep_replicates)
+
+
+def group_means(values, groups, *, cluster=None, n_resamples: int = DEFAULT_N_RESAMPLES,
+                ci_method: str | None = DEFAULT_CI_METHOD, confidence_level: float = 0.95,
+                rng: None | int | np.random.Generator = None) -> BootstrapResult:
+    """Means of one or more value columns per group, all bootstrapped in one draw.
+
+    The sufficient statistic is (count, sums) per group, per item or summed per cluster, so one
+    replicate of every group mean is one weighted sum: items (or clusters) resampled together keep
+    the groups' dependence (the same prompts behind every generator's mean).
+
+    Parameters
+    ----------
+    values : array (n,) or (n, v)
+        The values (NaN not allowed: drop those rows first).
+    groups : array (n,) of int
+        Group code of each row, 0..G−1.
+    cluster : array (n,) of int, optional
+        Cluster code of each row: clusters are resampled (and the engine widens and warns as for
+        any cluster bootstrap).
+    n_resamples : int
+        Default :data:`DEFAULT_N_RESAMPLES`.
+    ci_method : {"bca", "percentile", "basic"} or None
+        Default :data:`DEFAULT_CI_METHOD`; None: the means only.
+    confidence_level : float
+        The intervals' coverage, in (0, 1).
+    rng : None, int or numpy.random.Generator
+        Through :func:`make_rng`.
+
+    Returns
+    -------
+    BootstrapResult
+        ``v × G`` statistics: column ``c·G + g`` is the mean of value column c in group g (NaN in a
+        replicate that holds no row of the group).
+
+    References
+    ----------
+    Equal to pandas' ``groupby(...).mean()`` on the data and to :func:`bootstrap` on hand-built
+    (sum, count) units (tests/test_resample.py).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = group_means(np.array([1.0, 3.0, 10.0, 20.0]), np.array([0, 0, 1, 1]), ci_method=None)
+    >>> r.theta_hat.tolist()
+    [2.0, 15.0]
+    """
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim == 1:
+        vals = vals[:, None]
+    if np.isnan(vals).any():
+        raise ValueError("group_means: values contain NaN; drop those rows first")
+    g = np.asarray(groups, dtype=np.int64)
+    n, v = vals.shape
+    G = int(g.max()) + 1 if n else 0
+    X = np.zeros((n, G * (1 + v)))
+    X[np.arange(n), g] = 1.0
+    for c in range(v):
+        X[np.arange(n), G * (1 + c) + g] = vals[:, c]
+    if cluster is not None:
+        cl = np.asarray(cluster, dtype=np.int64)
+        Xc = np.zeros((int(cl.max()) + 1, X.shape[1]))
+        np.add.at(Xc, cl, X)
+        units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
+    else:
+        units = Units(X, np.ones(n, dtype=np.int64), kind="items")
+
+    def stat(S):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return S[:, G:] / np.tile(S[:, :G], v)
+
+    return bootstrap(stat, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
+                     rng=rng)
 
 
 def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
