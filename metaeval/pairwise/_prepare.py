@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.resample import Units
-from .outcomes import CODE, FLIP, INV, INVALID_POLICIES, T_REV, T
+from .outcomes import CODE, FLIP, INV, INVALID_POLICIES, T_REV, A, B, T
 
 #: Elements of a dense units matrix beyond which the input is refused (2.4 GB of float64).
 MAX_DENSE = 300_000_000
@@ -57,8 +57,6 @@ def _preference_codes(df, preference):
         raise InputError(f"preference outside [1, 2] in column {preference!r} ({int(bad.sum())} rows)",
                          source="<DataFrame>", line=i + 2, text=str(df[preference].iloc[i]),
                          expected="1 = first better, 2 = second better, 1.5 = tie (AlpacaEval)")
-    from .outcomes import A, B
-
     code = np.where(p > 1.5, B, np.where(p < 1.5, A, T))
     return code, ~np.isnan(p), p
 

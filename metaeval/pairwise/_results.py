@@ -2,14 +2,16 @@
 
 Defaults
 --------
-Win rates, agreement and position bias use the engine's defaults
-(:data:`DEFAULT_N_RESAMPLES`, :data:`DEFAULT_CI_METHOD`). The functions that refit a model on every
-replicate — :func:`~metaeval.bradley_terry`, :func:`~metaeval.model_rank_correlation` and
-:func:`~metaeval.length_controlled_win_rate` — default to :data:`MODEL_N_RESAMPLES` percentile
-replicates: BCa's jackknife refits the model once more per resampling unit (400 items in
-``battles_like``, 805 instructions in AlpacaEval: as many extra Newton fits as replicates), and
-the percentile interval of refitted strengths is what Chatbot Arena reports. Every function takes
-``ci_method=None`` for the point estimate alone (no resampling, no seed).
+Win rates, head-to-head rates, agreement and position bias use the engine's defaults
+(``DEFAULT_N_RESAMPLES`` = 2000 replicates, ``DEFAULT_CI_METHOD`` = BCa, from
+:mod:`metaeval.core.resample`). The functions that refit a model on every replicate —
+:func:`~metaeval.bradley_terry`, :func:`~metaeval.model_rank_correlation` and
+:func:`~metaeval.length_controlled_win_rate` — default to :data:`MODEL_N_RESAMPLES` = 1000
+percentile replicates, for a documented reason: each replicate is a Newton fit (a weighted GLM
+for the length control), and BCa's jackknife adds one more fit per resampling unit (400 items of
+``battles_like``, 805 instructions of AlpacaEval); the percentile interval of refitted strengths is
+also what Chatbot Arena reports. Every function takes ``ci_method=None`` for the point estimate
+alone (nothing drawn, no seed).
 """
 
 from __future__ import annotations
@@ -17,16 +19,22 @@ from __future__ import annotations
 import dataclasses
 import warnings
 
-import numpy as np
 import pandas as pd
 
-from ..core import resample as _resample
-from ..core.resample import BootstrapResult, Units, bootstrap
-from ..core.results import FRAME_COLUMNS, ConfidenceInterval, Estimate, ResultSet
+from ..core.resample import (
+    CI_METHODS,
+    DEFAULT_CI_METHOD,
+    DEFAULT_N_RESAMPLES,
+    BootstrapResult,
+    Units,
+    bootstrap,
+    make_rng,
+)
+from ..core.results import FRAME_COLUMNS, Estimate, ResultSet
 
-#: Replicates and interval method of the resampling functions (the engine's defaults).
-DEFAULT_N_RESAMPLES: int = getattr(_resample, "DEFAULT_N_RESAMPLES", 2000)
-DEFAULT_CI_METHOD: str = getattr(_resample, "DEFAULT_CI_METHOD", "bca")
+__all__ = ["PairwiseResult", "Resampler", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MODEL_N_RESAMPLES",
+           "MODEL_CI_METHOD"]
+
 #: Replicates and interval method of the functions that refit a model per replicate (see above).
 MODEL_N_RESAMPLES = 1000
 MODEL_CI_METHOD = "percentile"
@@ -175,63 +183,72 @@ class PairwiseResult(ResultSet):
 
 def check_ci_method(ci_method) -> None:
     """Raise unless ``ci_method`` is None (point estimate only) or one of the engine's methods."""
-    if ci_method is not None and ci_method not in _resample.CI_METHODS:
-        raise ValueError(f"ci_method must be None (point estimate only) or one of {_resample.CI_METHODS}, "
-                         f"got {ci_method!r}")
+    if ci_method is not None and ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be None (point estimate only) or one of {CI_METHODS}, got {ci_method!r}")
 
 
-def _point_only(kernel, units: Units, confidence_level) -> BootstrapResult:
-    # until the engine's ci_method=None (BootstrapResult.point) lands
-    theta = np.atleast_2d(np.asarray(kernel(units.total()[None, :]), dtype=float))[0]
-    nan = np.full(theta.shape, np.nan)
-    return BootstrapResult(theta_hat=theta, replicates=None, low=nan, high=nan, se=nan, bias=nan, z0=nan,
-                           accel=nan, n_nan=np.zeros(theta.shape, dtype=np.int64), method="none",
-                           confidence_level=confidence_level, n_resamples=0, unit=units.kind,
-                           n_units=units.n_units, seed=None)
+class Resampler:
+    """The bootstrap settings of one call of a pairwise function.
 
+    Every bootstrap of the call (several raters, several statistics) draws from one generator, so
+    the call's seed — reported on every estimate — reproduces all of them. With
+    ``ci_method=None`` nothing is drawn: the engine evaluates the point estimate only and ``rng``
+    is not touched.
 
-def run_bootstrap(kernel, units: Units, *, n_resamples, ci_method, confidence_level, rng,
-                  n_units: int | None = None) -> BootstrapResult:
-    """The engine on a vectorized kernel; ``ci_method=None`` evaluates the point estimate only.
+    Parameters
+    ----------
+    ci_method : {"bca", "percentile", "basic"} or None
+    n_resamples : int
+    confidence_level : float
+    rng : None, int or numpy.random.Generator
 
-    NaN replicates (a model without battles in a resample, a fit that does not converge) are
-    counted per estimate (``extra["n_nan_replicates"]``) instead of warning once per call; every
-    other warning of the engine (too few clusters) reaches the caller. ``n_units`` overrides the
-    number of units reported for a point estimate (for callers that pass one summed unit then).
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metaeval.core.resample import Units
+    >>> rs = Resampler(ci_method="percentile", n_resamples=200, confidence_level=0.95, rng=3)
+    >>> res = rs.run(lambda S: S[:, :1] / S.sum(axis=1, keepdims=True), Units(np.eye(2), [30, 70]))
+    >>> res.seed, res.method, float(res.theta_hat[0])
+    (3, 'percentile', 0.3)
     """
-    check_ci_method(ci_method)
-    if ci_method is None and not hasattr(BootstrapResult, "point"):
-        res = _point_only(kernel, units, confidence_level)
-    else:
+
+    def __init__(self, *, ci_method, n_resamples, confidence_level, rng):
+        check_ci_method(ci_method)
+        self.ci_method, self.n_resamples, self.confidence_level = ci_method, n_resamples, confidence_level
+        if ci_method is None:
+            self.gen, self.seed = rng, None
+        else:
+            self.gen, self.seed = make_rng(rng)
+
+    def run(self, kernel, units: Units, *, n_units: int | None = None) -> BootstrapResult:
+        """The engine on a vectorized kernel (:func:`metaeval.core.resample.bootstrap`).
+
+        NaN replicates (a model without battles in a resample, a fit that does not converge) are
+        counted per estimate (``extra["n_nan_replicates"]``) instead of warning once per call; every
+        other warning of the engine (too few clusters) reaches the caller. ``n_units`` overrides the
+        number of units reported for a point estimate (for callers that pass one summed unit then).
+
+        Parameters
+        ----------
+        kernel : callable
+            ``(b, D)`` sufficient statistics → ``(b, m)`` values.
+        units : Units
+        n_units : int, optional
+
+        Returns
+        -------
+        BootstrapResult
+            Its ``seed`` is the call's.
+        """
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*bootstrap replicates are undefined")
-            res = bootstrap(kernel, units, n_resamples=n_resamples, ci_method=ci_method,
-                            confidence_level=confidence_level, rng=rng)
-    if ci_method is None and n_units is not None:
-        res = dataclasses.replace(res, n_units=int(n_units))
-    return res
+            res = bootstrap(kernel, units, n_resamples=self.n_resamples, ci_method=self.ci_method,
+                            confidence_level=self.confidence_level, rng=self.gen)
+        if self.ci_method is None:
+            return res if n_units is None else dataclasses.replace(res, n_units=int(n_units))
+        return dataclasses.replace(res, seed=self.seed)
 
 
 def estimate(name: str, res: BootstrapResult, j: int, n, extra: dict | None = None) -> Estimate:
-    """The Estimate of column ``j`` of a bootstrap result (the engine's ``BootstrapResult.estimates``)."""
-    if hasattr(res, "estimates"):
-        return res.estimates({j: name}, n=float(n), extra=extra)[0]
-    return Estimate(
-        statistic=name, estimate=float(res.theta_hat[j]),
-        ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), res.confidence_level, res.method),
-        se=float(res.se[j]), bias=float(res.bias[j]), pvalue=None, n=int(round(float(n))), unit=res.unit,
-        n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
-        replicates=None if res.replicates is None else res.replicates[:, j],
-        extra={"z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j]),
-               **res.extra, **(extra or {})})
-
-
-def stamp(out: PairwiseResult, seed) -> PairwiseResult:
-    """Report the call's seed on every resampled estimate (it reproduces every bootstrap of the call,
-    which draw their own seeds from it in turn); returns ``out``."""
-    if seed is None:
-        return out
-    for i, e in enumerate(out):
-        if e.n_resamples > 0 and e.seed != seed:
-            list.__setitem__(out, i, dataclasses.replace(e, seed=seed))
-    return out
+    """The Estimate of column ``j`` of a bootstrap result (through ``BootstrapResult.estimates``)."""
+    return res.estimates({j: name}, n=float(n), extra=extra)[0]

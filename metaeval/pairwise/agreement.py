@@ -20,7 +20,6 @@ import pandas as pd
 
 from ..agreement.kernels import chance_agreement, chance_corrected
 from ..core.errors import InputError
-from ..core.resample import make_rng
 from ._prepare import (
     check_duplicates,
     check_policy,
@@ -36,10 +35,9 @@ from ._results import (
     DEFAULT_CI_METHOD,
     DEFAULT_N_RESAMPLES,
     PairwiseResult,
+    Resampler,
     check_ci_method,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .outcomes import INV, INVALID_POLICIES, NC, T, select_rules
 from .outcomes import tie_rule as lookup_rule
@@ -133,8 +131,8 @@ def _agreement_kernel(G, rules, specs, f1_cls, extra_fn, names):
     return kern
 
 
-def agreement_run(comp: Comparisons, rules, policy, fdt_plain_tie, *, ci_method, n_resamples, confidence_level,
-                  rng, extra_fn: Callable | None = None, extra_names: Sequence = ()):
+def agreement_run(comp: Comparisons, rules, policy, fdt_plain_tie, rs: Resampler, *, extra_fn: Callable | None = None,
+                  extra_names: Sequence = ()):
     """Bootstrap every rule's statistics (per group) from one set of comparison tables.
 
     Returns ``(result, names, pooled tables (G, NC, NC), specs, n_invalid)``; ``names`` are
@@ -153,8 +151,7 @@ def agreement_run(comp: Comparisons, rules, policy, fdt_plain_tie, *, ci_method,
         f1_cls[r] = [k for k, lab in enumerate(spec[0]) if lab != "invalid" and present[k]]
     names = [(g, r, s) for g in range(G) for r in rules for s in stat_names(specs[r][3])]
     names += list(extra_names)
-    res = run_bootstrap(_agreement_kernel(G, rules, specs, f1_cls, extra_fn, names), u, n_resamples=n_resamples,
-                        ci_method=ci_method, confidence_level=confidence_level, rng=rng)
+    res = rs.run(_agreement_kernel(G, rules, specs, f1_cls, extra_fn, names), u)
     return res, names, pooled, specs, n_inv
 
 
@@ -344,17 +341,15 @@ def pairwise_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, tie_
     """
     _check_agreement_options(invalid, fdt_plain_tie, ci_method)
     rules = select_rules(tie_rule, "agreement")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     comp, _ = comparisons(reference, candidate, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
                           cluster=cluster, duplicates=duplicates, by=by)
-    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, ci_method=ci_method,
-                                                     n_resamples=n_resamples, confidence_level=confidence_level,
-                                                     rng=gen)
+    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, rs)
     warn_invalid(n_inv, invalid, "aligned")
     out = agreement_result("pairwise_agreement", res, names, pooled, specs, comp, invalid, n_inv,
                            skip_group=by is None)
     out.info = comp.info
-    return stamp(out, seed)
+    return out
 
 
 def _unseen_models(reference, candidate, unseen_models, model_a, model_b):
@@ -438,7 +433,7 @@ def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, u
     rules = select_rules(tie_rule, "agreement")
     need_frame(reference, "reference")
     need_frame(candidate, "candidate")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     unseen = _unseen_models(reference, candidate, unseen_models, model_a, model_b)
     comp, m = comparisons(reference, candidate, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
                           cluster=cluster, duplicates=duplicates)
@@ -452,10 +447,8 @@ def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, u
             pos[(g, r)] = j
             j += len(stat_names(specs[r][3]))
     extra_names = [({"group": "harmonic_mean", "tie_rule": r}, "agreement", float(comp.weight.sum())) for r in rules]
-    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, ci_method=ci_method,
-                                                     n_resamples=n_resamples, confidence_level=confidence_level,
-                                                     rng=gen, extra_fn=_harmonic_mean_fn(pos, rules),
-                                                     extra_names=extra_names)
+    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, rs,
+                                                     extra_fn=_harmonic_mean_fn(pos, rules), extra_names=extra_names)
     warn_invalid(n_inv, invalid, "aligned")
     out = agreement_result("seen_unseen_agreement", res, names, pooled, specs, comp, invalid, n_inv)
     n_of = {(k["group"], k["tie_rule"]): e.n for e, k in zip(out, out.keys) if e.statistic == "agreement"}
@@ -465,7 +458,7 @@ def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, u
             list.__setitem__(out, i, dataclasses.replace(e, n=int(n)))
             out.extras[i] = {"n_comparisons": float(n)}
     out.info = {**comp.info, "unseen_models": sorted(unseen)}
-    return stamp(out, seed)
+    return out
 
 
 def _pooled_comparisons(df, rater, cluster, cols):
@@ -551,7 +544,7 @@ def inter_rater_agreement(battles: pd.DataFrame, *, rater: str = "judge", tie_ru
     raters = sorted(df[rater].astype(str).unique())
     if len(raters) < 2:
         raise InputError(f"inter-rater agreement needs at least two raters, got {raters}")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     out = PairwiseResult(name="inter_rater_agreement")
     rules = select_rules(tie_rule, "agreement")
     cols = dict(item=item, model_a=model_a, model_b=model_b, outcome=outcome)
@@ -562,24 +555,23 @@ def inter_rater_agreement(battles: pd.DataFrame, *, rater: str = "judge", tie_ru
         d1 = df[df[rater].astype(str) == r1]
         d2 = df[df[rater].astype(str) == r2]
         try:
-            res = pairwise_agreement(d1, d2, duplicates="all", rng=gen, **kw)
+            res = pairwise_agreement(d1, d2, duplicates="all", rng=rs.gen, **kw)
         except InputError:
             continue                      # no battle in common
-        for e, k, x in zip(res, res.keys, res.extras):
-            out.append_with(e, x, rater_a=r1, rater_b=r2, **k)
+        for e, k, x in zip(res, res.keys, res.extras):          # the call's seed reproduces every pair
+            out.append_with(dataclasses.replace(e, seed=rs.seed) if e.n_resamples else e, x, rater_a=r1, rater_b=r2,
+                            **k)
         n_pairs += 1
     if not n_pairs:
         raise InputError("no two raters judged a battle in common")
     comp = _pooled_comparisons(df, rater, cluster, cols)
-    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, ci_method=ci_method,
-                                                     n_resamples=n_resamples, confidence_level=confidence_level,
-                                                     rng=gen)
+    res, names, pooled, specs, n_inv = agreement_run(comp, rules, invalid, fdt_plain_tie, rs)
     pooled_res = agreement_result("", res, names, pooled, specs, comp, invalid, n_inv, skip_group=True)
     for e, k, x in zip(pooled_res, pooled_res.keys, pooled_res.extras):
         out.append_with(e, x, rater_a="all pairs", rater_b="all pairs", **k)
     out.invalid = {"policy": invalid}
     out.info = {"raters": raters, "n_battles_multi": comp.n_battles}
-    return stamp(out, seed)
+    return out
 
 
 def pairwise_confusion(reference: pd.DataFrame, candidate: pd.DataFrame, *, tie_rule: str = "tie_zero",

@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, UndefinedStatisticWarning
-from ..core.resample import make_rng
 from ._prepare import (
     apply_baseline,
     by_judge,
@@ -46,10 +45,8 @@ from ._results import (
     MODEL_CI_METHOD,
     MODEL_N_RESAMPLES,
     PairwiseResult,
-    check_ci_method,
+    Resampler,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .outcomes import rules_for
 from .outcomes import tie_rule as lookup_rule
@@ -242,7 +239,7 @@ def _bt_kernel(M, *, davidson, position, ridge, anchor_index, scale):
     return kern
 
 
-def _check_bt_options(tie_rule, ties, scale, invalid, ci_method, ridge):
+def _check_bt_options(tie_rule, ties, scale, invalid, ridge):
     if tie_rule not in rules_for("models"):
         raise ValueError(f"tie_rule must be one of {rules_for('models')} for Bradley-Terry, got {tie_rule!r}")
     if ties not in ("half", "davidson", "drop"):
@@ -252,7 +249,6 @@ def _check_bt_options(tie_rule, ties, scale, invalid, ci_method, ridge):
     if not ridge >= 0:
         raise ValueError(f"ridge must be a non-negative number, got {ridge!r}")
     check_policy(invalid, ("drop", "tie"))
-    check_ci_method(ci_method)
 
 
 def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "half", position_effect: bool = False,
@@ -331,9 +327,9 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
     ('percentile', True)
     """
     need_frame(battles)
-    _check_bt_options(tie_rule, ties, scale, invalid, ci_method, ridge)
+    _check_bt_options(tie_rule, ties, scale, invalid, ridge)
     davidson = ties == "davidson"
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     out = PairwiseResult(name="bradley_terry")
     out.info = {}
     for jname, sub in by_judge(battles, judge):
@@ -353,8 +349,7 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
                   n_units=int(unit_of_row.max()) + 1)
         kern = _bt_kernel(M, davidson=davidson, position=position_effect, ridge=ridge, scale=scale,
                           anchor_index=models.index(anchor) if anchor is not None else None)
-        res = run_bootstrap(kern, u, n_resamples=n_resamples, ci_method=ci_method,
-                            confidence_level=confidence_level, rng=gen)
+        res = rs.run(kern, u)
         if not np.isfinite(res.theta_hat).all():
             warnings.warn("the Bradley-Terry fit did not converge (a model won or lost every battle?): NaN "
                           "strengths; pass ridge= for a penalized fit", UndefinedStatisticWarning, stacklevel=2)
@@ -372,4 +367,4 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
             out.append_with(estimate("tie_parameter", res, k, games.sum()), {"scale": "nu"}, **jkey, model="(ties)")
         out.info[jname] = {"n_battles": int(games.sum()), "n_invalid": n_inv}
     out.invalid = {"policy": invalid}
-    return stamp(out, seed)
+    return out

@@ -23,16 +23,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.resample import Units, make_rng
+from ..core.resample import Units
 from ._prepare import apply_baseline, by_judge, check_policy, drop_or_tie_invalid, need_frame, prepare, warn_missing
 from ._results import (
     MODEL_CI_METHOD,
     MODEL_N_RESAMPLES,
     PairwiseResult,
-    check_ci_method,
+    Resampler,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .outcomes import rules_for
 from .outcomes import tie_rule as lookup_rule
@@ -365,12 +363,11 @@ def length_controlled_win_rate(battles: pd.DataFrame, *, baseline: str | None = 
     """
     need_frame(battles)
     check_policy(invalid, ("drop", "tie"))
-    check_ci_method(ci_method)
     if tie_rule not in rules_for("models"):
         raise ValueError(f"tie_rule must be one of {rules_for('models')} here, got {tie_rule!r}")
     if instruction_difficulty is not None and baseline is None:
         raise ValueError("instruction_difficulty is used with a baseline only")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     cols = dict(item=item, model_a=model_a, model_b=model_b, outcome=outcome)
     out = PairwiseResult(name="length_controlled_win_rate")
     for jname, sub in by_judge(battles, judge):
@@ -383,13 +380,11 @@ def length_controlled_win_rate(battles: pd.DataFrame, *, baseline: str | None = 
             models = sorted(set(mod))
             d_x = _instruction_difficulty(instruction_difficulty, df, mod, y, delta, models, baseline)
             fits = _baseline_designs(models, mod, delta, d_x, baseline)
-            res = run_bootstrap(_baseline_kernel(fits, y, uid), u, n_resamples=n_resamples, ci_method=ci_method,
-                                confidence_level=confidence_level, rng=gen, n_units=n_u)
+            res = rs.run(_baseline_kernel(fits, y, uid), u, n_units=n_u)
             _baseline_rows(out, res, fits, y, jkey, baseline)
         else:
             models, a, b, X, y = _shared_length_design(df)
-            res = run_bootstrap(_shared_length_kernel(X, y, uid, a, b, len(models)), u, n_resamples=n_resamples,
-                                ci_method=ci_method, confidence_level=confidence_level, rng=gen, n_units=n_u)
+            res = rs.run(_shared_length_kernel(X, y, uid, a, b, len(models)), u, n_units=n_u)
             _shared_length_rows(out, res, models, a, b, y, jkey)
     out.invalid = {"policy": invalid}
-    return stamp(out, seed)
+    return out

@@ -15,16 +15,13 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from ..core.errors import InputError
-from ..core.resample import make_rng
 from ._prepare import apply_baseline, check_policy, drop_or_tie_invalid, orient, prepare, units, warn_missing
 from ._results import (
     MODEL_CI_METHOD,
     MODEL_N_RESAMPLES,
     PairwiseResult,
-    check_ci_method,
+    Resampler,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .bradley_terry import bt_fit, pair_columns
 from .outcomes import rules_for
@@ -178,10 +175,9 @@ def model_rank_correlation(reference: pd.DataFrame, candidate: pd.DataFrame, *, 
     if tie_rule not in allowed:
         raise ValueError(f"tie_rule must be one of {allowed} with method={method!r}, got {tie_rule!r}")
     check_policy(invalid, ("drop", "tie"))
-    check_ci_method(ci_method)
     if cluster is not None and not isinstance(cluster, str):
         raise InputError("cluster= must be a column name (of both frames) or None")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     cols = dict(item=item, model_a=model_a, model_b=model_b, outcome=outcome)
     frames, models = _frames(reference, candidate, invalid, cluster, cols)
     M = len(models)
@@ -189,15 +185,14 @@ def model_rank_correlation(reference: pd.DataFrame, candidate: pd.DataFrame, *, 
     tu, tc, tv, D1 = _triples(frames, uids, models, method, tie_rule, invalid)
     u = units(tu, tc, tv, 2 * D1, kind, n_units=n_units)
     scores = _bt_scores(M) if method == "bradley_terry" else rate_kernel(M, rule_weights([tie_rule]))
-    res = run_bootstrap(_correlation_kernel(scores, D1), u, n_resamples=n_resamples, ci_method=ci_method,
-                        confidence_level=confidence_level, rng=gen)
+    res = rs.run(_correlation_kernel(scores, D1), u)
     out = PairwiseResult(name="model_rank_correlation")
     for j, s in enumerate(("kendall_tau_b", "spearman_rho")):
         out.append_with(estimate(s, res, j, M), {"n_models": M}, method=method, tie_rule=tie_rule)
     tot = u.total()[None, :]
     out.info = {"scores": pd.DataFrame({"model": models, "reference": scores(tot[:, :D1])[0],
                                         "candidate": scores(tot[:, D1:])[0]})}
-    return stamp(out, seed)
+    return out
 
 
 def ranking_correlation(judge: pd.DataFrame, human: pd.DataFrame, **kwargs) -> PairwiseResult:

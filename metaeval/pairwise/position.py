@@ -15,16 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.resample import make_rng
 from ._prepare import by_judge, check_policy, need_frame, orient, prepare, unit_index, units, warn_invalid, warn_missing
 from ._results import (
     DEFAULT_CI_METHOD,
     DEFAULT_N_RESAMPLES,
     PairwiseResult,
-    check_ci_method,
+    Resampler,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .agreement import AGREEMENT_PLAIN_TIE, AGREEMENT_POLICIES, Comparisons, agreement_run
 from .outcomes import INV, NC, T, select_rules
@@ -34,7 +31,7 @@ from .winrates import rate_kernel, rule_n
 __all__ = ["position_bias"]
 
 
-def _first_position(df, rules, invalid, fdt_plain_tie, cluster, boot):
+def _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs):
     """(statistic, estimate, extra, key) rows of the first-position win rate."""
     code = df["code"].to_numpy()
     inv = code == INV
@@ -50,7 +47,7 @@ def _first_position(df, rules, invalid, fdt_plain_tie, cluster, boot):
     # FDT: a plain tie is left out ("tie", "drop") or won by the first position ("first")
     plain = "first" if fdt_plain_tie == "first" else "drop"
     weights = [lookup_rule(r, plain_tie=plain).win_weights() for r in rules]
-    res = boot(rate_kernel(1, weights), u)
+    res = rs.run(rate_kernel(1, weights), u)
     cnt = u.total()
     return [("first_position_win_rate", estimate("first_position_win_rate", res, r_i, rule_n(cnt, w)),
              {"n_rows": int(cnt[:5].sum())}, {"tie_rule": r}) for r_i, (r, w) in enumerate(zip(rules, weights))]
@@ -102,7 +99,7 @@ def _fdt_sides():
     return np.append(side, -1)                         # T_REV (code 6) is a plain tie too
 
 
-def _same_position_twice(comp, invalid, boot):
+def _same_position_twice(comp, invalid, rs):
     """first_both / second_both: the forward row says the canonical A-side won, the reversed row
     (mirrored to canonical order) the B-side, i.e. the first-shown answer won both times; and the
     opposite for the second-shown."""
@@ -113,7 +110,7 @@ def _same_position_twice(comp, invalid, boot):
     ok = ~((ref == INV) | (cand == INV)) if invalid == "drop" else np.ones(len(ref), bool)
     _, uu = np.unique(comp.unit[ok], return_inverse=True)
     u = units(uu.ravel(), ref[ok] * NC + cand[ok], wgt[ok], NC * NC, comp.kind)
-    res = boot(_both_kernel(first.astype(float), second.astype(float)), u)
+    res = rs.run(_both_kernel(first.astype(float), second.astype(float)), u)
     n = u.total().sum()
     return [(s, estimate(s, res, j, n)) for j, s in enumerate(("first_both", "second_both"))]
 
@@ -182,15 +179,10 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     """
     need_frame(battles)
     check_policy(invalid, AGREEMENT_POLICIES)
-    check_ci_method(ci_method)
     if fdt_plain_tie not in AGREEMENT_PLAIN_TIE:
         raise ValueError(f"fdt_plain_tie must be one of {AGREEMENT_PLAIN_TIE}, got {fdt_plain_tie!r}")
     rules = select_rules(tie_rule, "position")
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
-
-    def boot(kernel, u):
-        return run_bootstrap(kernel, u, n_resamples=n_resamples, ci_method=ci_method,
-                             confidence_level=confidence_level, rng=gen)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
 
     out = PairwiseResult(name="position_bias")
     out.info = {"n_swap_pairs": {}}
@@ -199,21 +191,19 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
         warn_missing(nm, "battle")
         warn_invalid(int((df["code"] == INV).sum()), invalid, f"{jname or 'battle'}")
         jkey = {"judge": jname} if jname is not None else {}
-        for _, e, extra, key in _first_position(df, rules, invalid, fdt_plain_tie, cluster, boot):
+        for _, e, extra, key in _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs):
             out.append_with(e, extra, **jkey, **key)
         comp, n_pairs = _swap_comparisons(df, cluster)
         out.info["n_swap_pairs"][jname] = n_pairs
         if comp is None:
             continue
-        res, names, pooled, specs, _ = agreement_run(comp, rules + ["exact"], invalid, fdt_plain_tie,
-                                                     ci_method=ci_method, n_resamples=n_resamples,
-                                                     confidence_level=confidence_level, rng=gen)
+        res, names, pooled, specs, _ = agreement_run(comp, rules + ["exact"], invalid, fdt_plain_tie, rs)
         for j, (g, r, s) in enumerate(names):
             if s == "agreement":
                 mapping = specs[r][1]
                 n = (mapping.T @ pooled[g] @ mapping).sum()
                 out.append_with(estimate("swap_consistency", res, j, n), {"n_pairs": n_pairs}, **jkey, tie_rule=r)
-        for _, e in _same_position_twice(comp, invalid, boot):
+        for _, e in _same_position_twice(comp, invalid, rs):
             out.append_with(e, {"n_pairs": n_pairs}, **jkey, tie_rule="fdt")
     out.invalid = {"policy": invalid}
-    return stamp(out, seed)
+    return out

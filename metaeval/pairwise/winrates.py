@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from ..core.resample import make_rng
 from ._prepare import (
     apply_baseline,
     by_judge,
@@ -32,10 +31,8 @@ from ._results import (
     DEFAULT_CI_METHOD,
     DEFAULT_N_RESAMPLES,
     PairwiseResult,
-    check_ci_method,
+    Resampler,
     estimate,
-    run_bootstrap,
-    stamp,
 )
 from .outcomes import INV, TIE_RULES, T, select_rules
 from .outcomes import tie_rule as lookup_rule
@@ -104,7 +101,6 @@ def perspective_rows(df, models, baseline, invalid, soft):
 def _check_options(battles, invalid, fdt_plain_tie, ci_method):
     need_frame(battles)
     check_policy(invalid)
-    check_ci_method(ci_method)
     if fdt_plain_tie not in WIN_PLAIN_TIE:
         raise ValueError(f"fdt_plain_tie must be one of {WIN_PLAIN_TIE}, got {fdt_plain_tie!r}")
 
@@ -238,7 +234,7 @@ def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: 
         cols = dict(item="item_id", model_a="model_a", model_b="model_b", outcome="outcome")
         cluster = None if cluster is None else "item_id"
     weights = rule_weights(rules, fdt_plain_tie)
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     out = PairwiseResult(name="win_rates")
     total_invalid = total_missing = 0
     for jname, sub in by_judge(battles, judge):
@@ -250,8 +246,7 @@ def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: 
         M = len(models)
         rows, mods, cats, pts = perspective_rows(df, models, baseline, invalid, soft)
         u = _slot_units(df, mods, rows, cats, pts, M, cluster, soft)
-        res = run_bootstrap(rate_kernel(M, weights), u, n_resamples=n_resamples, ci_method=ci_method,
-                            confidence_level=confidence_level, rng=gen)
+        res = rs.run(rate_kernel(M, weights), u)
         counts = u.total().reshape(M, 6)
         self_battle = baseline is not None and ((df["a"] == baseline) & (df["b"] == baseline)).any()
         report = [i for i, m in enumerate(models) if baseline is None or m != baseline or self_battle]
@@ -268,7 +263,7 @@ def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: 
                 out.append_with(estimate("win_rate", res, r_i * M + i, rule_n(c, w)), extra, **key)
     out.invalid = {"policy": invalid, "n_invalid": total_invalid, "n_missing": total_missing}
     out.info = {"fdt_plain_tie": fdt_plain_tie, "baseline": baseline, "rules": rules}
-    return stamp(out, seed)
+    return out
 
 
 def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid: str = "drop",
@@ -325,7 +320,7 @@ def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid
     rules = select_rules(tie_rule, "win_rate", (("soft",) if soft else ()) + TIE_RULES, preference=soft)
     cols = dict(item=item, model_a=model_a, model_b=model_b, outcome=outcome)
     weights = rule_weights(rules, fdt_plain_tie)
-    gen, seed = make_rng(rng) if ci_method is not None else (None, None)
+    rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     out = PairwiseResult(name="head_to_head")
     for jname, sub in by_judge(battles, judge):
         df, n_invalid, _, _ = _rater_battles(sub, baseline=None, invalid=invalid, preference=preference,
@@ -336,8 +331,7 @@ def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid
         mi = {m: i for i, m in enumerate(models)}
         opp = np.concatenate([df["b"].map(mi).to_numpy(), df["a"].map(mi).to_numpy()])
         u = _slot_units(df, mods * M + opp, rows, cats, pts, M * M, cluster, soft)
-        res = run_bootstrap(rate_kernel(M * M, weights), u, n_resamples=n_resamples, ci_method=ci_method,
-                            confidence_level=confidence_level, rng=gen)
+        res = rs.run(rate_kernel(M * M, weights), u)
         counts = u.total().reshape(M * M, 6)
         for r_i, (r, w) in enumerate(zip(rules, weights)):
             for i, j in itertools.product(range(M), range(M)):
@@ -349,4 +343,4 @@ def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid
                 out.append_with(estimate("win_rate", res, r_i * M * M + i * M + j, rule_n(c, w)), _counts_extra(c),
                                 **key)
     out.invalid = {"policy": invalid}
-    return stamp(out, seed)
+    return out
