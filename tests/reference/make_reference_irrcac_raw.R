@@ -190,8 +190,21 @@ for (nm in names(dist_sets)) {
     })
     names(res[[w]]) <- names(DIST)
   }
+  # krippen.alpha.dist linearises alpha differently from krippen.alpha.raw; the raw function on the same
+  # counts (each subject's ratings listed in category order, padded with NA; categories 1..q) gives the
+  # raw variance that metaeval's value_counts= form computes
+  expanded <- t(apply(m, 1, function(cnt) {
+    v <- rep(seq_len(q), times = cnt)
+    c(v, rep(NA, max(rowSums(m)) - length(v)))
+  }))
+  raw_alpha <- list()
+  for (w in c("unweighted", "quadratic", "linear")) {
+    raw_alpha[[w]] <- leaf(sprintf("krippendorff_alpha(expanded %s, weights = \"%s\", categ.labels = 1:%d)", nm, w, q),
+                           function() RAW$krippendorff_alpha(expanded, weights = w, categ.labels = 1:q))
+  }
   out_dist[[nm]] <- list(note = dist_sets[[nm]]$note, categories = colnames(m),
-                         counts = lapply(seq_len(nrow(m)), function(i) unname(m[i, ])), weights = res)
+                         counts = lapply(seq_len(nrow(m)), function(i) unname(m[i, ])), weights = res,
+                         krippendorff_alpha_raw_on_expanded = raw_alpha)
 }
 
 out <- list(
