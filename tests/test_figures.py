@@ -585,19 +585,32 @@ def gallery_tau_ap_fallback_test():
     assert mod._tau_ap(x, y) == pytest.approx(0.7491182, abs=1e-7)
 
 
-def gallery_win_rates_fallback_test():
-    """The gallery's local win rates (used when metaeval.pairwise is missing) equal pairwise.win_rates."""
-    pairwise = pytest.importorskip("metaeval.pairwise.battles")
+def gallery_win_rates_are_openings_rules_test():
+    """The gallery's win rates (metaeval.win_rates) equal OpenING's rules counted by hand with pandas.
+
+    OpenING's calculate_model_winrate.py, per model with W decisive wins, L decisive losses, T plain
+    ties, LW/LL ties leaning to/away from it and N battles: without ties W/(W + L), force-dividing
+    tie (W + LW)/N, tie as 0 W/N, tie as 0.5 (W + (LW + T + LL)/2)/N.
+    """
     mod = _load_script("fig_win_rates")
     for rater in ("human", "judge"):
         b = mod.verdicts(rater)
-        local = mod.win_rates_local(b, n_resamples=50, rng=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", MetaevalWarning)
-            ref = pairwise.win_rates(b, n_resamples=50, rng=0).to_frame()
-        m = local.merge(ref, on=["model", "tie_rule"], suffixes=("", "_ref"))
-        assert len(m) == len(local) == 32
-        np.testing.assert_allclose(m["estimate"], m["estimate_ref"], atol=1e-12)
+        f = mod.win_rates_frame(b)
+        parts = []
+        for side, win, lose, lean_win, lean_lose in (("model_a", "A", "B", "tie_a", "tie_b"),
+                                                      ("model_b", "B", "A", "tie_b", "tie_a")):
+            o = b["outcome"]
+            parts.append(pd.DataFrame({"model": b[side], "W": o == win, "L": o == lose, "T": o == "tie",
+                                       "LW": o == lean_win, "LL": o == lean_lose}).astype({"model": str}))
+        c = pd.concat(parts).groupby("model").sum().astype(float)
+        n = c.sum(axis=1)
+        w, loss, lw, ll, tie = c["W"], c["L"], c["LW"], c["LL"], c["T"]
+        expected = {"without_ties": w / (w + loss), "fdt": (w + lw) / n, "tie_zero": w / n,
+                    "tie_half": (w + (lw + tie + ll) / 2) / n}
+        assert set(f["tie_rule"]) == set(expected)
+        for rule, want in expected.items():
+            got = f[f["tie_rule"] == rule].set_index("model")["estimate"]
+            np.testing.assert_allclose(got.loc[want.index], want, atol=1e-12, err_msg=f"{rater} {rule}")
 
 
 def gallery_renders_every_figure_test(tmp_path):

@@ -1225,45 +1225,26 @@ def _fmt_level(v) -> str:
 
 
 def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_level, rng) -> pd.DataFrame:
-    """Means of ``value`` per group, with percentile intervals from the package's engine.
+    """Means of ``value`` per group, with percentile intervals, from the engine.
 
-    The sufficient statistic is (sum, count) per group, per row or per ``cluster`` value; one
-    :func:`metaeval.core.resample.bootstrap` draws all groups together, so the engine sets the seed,
-    widens cluster intervals for few clusters (and warns below its ``MIN_CLUSTERS``), and
-    :meth:`~metaeval.core.resample.BootstrapResult.estimates` turns the replicates into the
-    estimates drawn here. Returns ``gcols, estimate, ci_low, ci_high, n, unit, n_units, seed``.
+    :func:`metaeval.core.resample.group_means` bootstraps every group in one draw (rows, or the
+    ``cluster`` values: then the engine widens the intervals for few clusters and warns below its
+    ``MIN_CLUSTERS``), and :meth:`~metaeval.core.resample.BootstrapResult.estimates` turns the
+    replicates into the estimates drawn here. Returns ``gcols, estimate, ci_low, ci_high, n, unit,
+    n_units, seed``.
     """
-    from ..core.resample import Units, bootstrap
+    from ..core.resample import group_means
 
     keys = df[gcols].astype(str).agg("\x1f".join, axis=1)
     gnames = _unique(keys)
     gidx = pd.Categorical(keys, categories=gnames).codes
-    g = len(gnames)
-    vals = df[value].to_numpy(dtype=float)
-    if cluster is not None:
-        cl = pd.Categorical(df[cluster].astype(str)).codes
-        n_cl = int(cl.max()) + 1
-        X = np.zeros((n_cl, 2 * g))
-        np.add.at(X, (cl, gidx), vals)
-        np.add.at(X, (cl, g + gidx), 1.0)
-        units = Units(X, np.ones(n_cl, dtype=np.int64), kind="clusters")
-    else:
-        X = np.zeros((len(vals), 2 * g))
-        X[np.arange(len(vals)), gidx] = vals
-        X[np.arange(len(vals)), g + gidx] = 1.0
-        units = Units(X, np.ones(len(vals), dtype=np.int64), kind="items")
-
-    def stat(S):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return S[:, :g] / S[:, g:]
-
-    res = bootstrap(stat, units, n_resamples=n_resamples, ci_method="percentile", confidence_level=confidence_level,
-                    rng=rng)
-    ests = res.estimates(gnames, n=np.bincount(gidx, minlength=g))
+    codes = None if cluster is None else pd.Categorical(df[cluster].astype(str)).codes
+    res = group_means(df[value].to_numpy(dtype=float), gidx, cluster=codes, n_resamples=n_resamples,
+                      ci_method="percentile", confidence_level=confidence_level, rng=rng)
+    ests = res.estimates(gnames, n=np.bincount(gidx, minlength=len(gnames)))
     out = pd.DataFrame([k.split("\x1f") for k in gnames], columns=gcols)
-    for col, attr in (("estimate", "estimate"), ("n", "n"), ("unit", "unit"), ("n_units", "n_units"),
-                      ("seed", "seed")):
-        out[col] = [getattr(e, attr) for e in ests]
+    for col in ("estimate", "n", "unit", "n_units", "seed"):
+        out[col] = [getattr(e, col) for e in ests]
     out["ci_low"] = [e.ci.low for e in ests]
     out["ci_high"] = [e.ci.high for e in ests]
     return out

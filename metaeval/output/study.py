@@ -297,7 +297,7 @@ def _an_agreement(a, ctx, rep, key):
               columns=_SHOW)
     if cluster:
         iid = ag.cohen_kappa(paired, **kw)
-        k = agr["cohen_kappa"]
+        k = agr.get(statistic="cohen_kappa")
         rep.text(f"Cohen's kappa {k.estimate:.4f}: {cluster}-cluster interval [{k.ci.low:.4f}, {k.ci.high:.4f}] "
                  f"against the iid item interval [{iid.ci.low:.4f}, {iid.ci.high:.4f}] (width ratio "
                  f"{k.ci.width / iid.ci.width:.2f}).")
@@ -321,9 +321,8 @@ def _an_agreement(a, ctx, rep, key):
         rep.table(f"{key}_per_class", pc.to_frame(), "Per-class precision, recall and F1",
                   columns=["class", "support"] + _SHOW[:4])
     forest = pd.concat(frames, ignore_index=True)
-    forest = forest[forest["statistic"].isin(["cohen_kappa", "gwet_ac1", "pabak"])]
     fig, ax = fg.subplots(figsize=(7, 1.2 + 0.6 * forest["view"].nunique()))
-    fg.plot_forest(forest, group="view", ax=ax)
+    fg.plot_forest(forest, group="view", ax=ax)             # its default statistics: kappa, AC1, PABAK
     rep.figure(f"{key}_forest", fig, "Kappa, AC1 and PABAK with their intervals")
     return agr
 
