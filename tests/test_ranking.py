@@ -158,6 +158,33 @@ def rank_correlation_is_reproducible_and_debiased_by_default_test():
     assert -1 <= e.ci.low <= e.ci.high <= 1
 
 
+def rank_correlation_point_estimate_mode_test():
+    """ci_method=None: the same estimates, no resampling (no seed, no replicates, NaN interval)."""
+    R, C = _matrices(seed=2, n=10, T=15)
+    point = rk.rank_correlation(R, C, methods=rk.RANK_METHODS, ci_method=None)
+    boot = rk.rank_correlation(R, C, methods=rk.RANK_METHODS, ci_method="percentile", n_resamples=50, rng=0)
+    for p, b in zip(point, boot):
+        assert p.estimate == b.estimate and p.statistic == b.statistic
+        assert p.ci.method == "none" and np.isnan(p.ci.low) and np.isnan(p.ci.high)
+        assert p.n_resamples == 0 and p.replicates is None and p.seed is None
+        assert p.unit == "topics" and p.n_units == 15 and p.n == 10
+    gen = np.random.default_rng(5)
+    state = gen.bit_generator.state
+    rk.rank_correlation(R, C, ci_method=None, rng=gen)
+    assert gen.bit_generator.state == state  # nothing drawn
+    with pytest.raises(ValueError, match="ci_method"):
+        rk.rank_correlation(R, C, ci_method="analytic")
+
+
+def rank_correlation_intervals_stay_in_range_test():
+    # identical rankings: tau = 1, and a basic interval (2 theta - quantiles) would pass 1 unclipped
+    R, _ = _matrices(seed=8, n=6, T=12)
+    res = rk.rank_correlation(R, R + 0.001, methods=["kendall_b", "rbo", "max_rank_change"], ci_method="basic",
+                              n_resamples=200, rng=0)
+    for e, (lo, hi) in zip(res, [(-1, 1), (0, 1), (0, np.inf)]):
+        assert lo <= e.ci.low <= e.ci.high <= hi
+
+
 def score_tables_and_topic_policies_test():
     R, C = _matrices(seed=5, n=5, T=6)
     tidy_r = R.stack().rename("value").reset_index().rename(columns={"level_0": "system", "level_1": "query_id"})
@@ -171,8 +198,9 @@ def score_tables_and_topic_policies_test():
     assert info["topics_only_reference"] == ["q0"] and info["n_topics"] == 5
     Rm, Cm, info = rk.score_matrices(tidy_r, tidy_c, measure="nDCG@10", topics="own")
     assert info["n_topics"] == 6 and Cm["q0"].isna().all()
-    res = rk.rank_correlation(tidy_r, tidy_c, measure="nDCG@10", topics="own", methods="pearson",
-                              n_resamples=100, ci_method="percentile", rng=0)
+    with pytest.warns(me.SmallSampleWarning, match="only 6 clusters"):  # the engine's few-topics warning
+        res = rk.rank_correlation(tidy_r, tidy_c, measure="nDCG@10", topics="own", methods="pearson",
+                                  n_resamples=100, ci_method="percentile", rng=0)
     # 'own': each side's mean over its own topics
     assert res[0].estimate == pytest.approx(sps.pearsonr(R.mean(axis=1), C.iloc[:, 1:].mean(axis=1))[0], abs=1e-12)
     with pytest.raises(me.InputError, match="several measures"):
@@ -195,10 +223,24 @@ def significance_agreement_test():
     assert v["pairs"] == 28
     assert v["kept"] + v["lost"] + v["reversed"] == v["significant_reference"]
     assert v["kept"] + v["gained"] + v["reversed"] == v["significant_candidate"]
-    same = rk.significance_agreement(R, R, test="randomization", n_permutations=500, rng=0)
+    # the same scores on both sides: the two sides share the randomization test's sign vectors, so
+    # the decisions are identical (and enough permutations for Holm over 28 pairs: 1000 > 28/0.05)
+    same = rk.significance_agreement(R, R, test="randomization", n_permutations=1000, rng=0)
     s = dict(zip(same["quantity"], same["value"]))
-    assert s["lost"] == s["gained"] == s["reversed"] == 0
-    assert s["swap_rate"] == 0 or np.isnan(s["swap_rate"])
+    assert s["significant_reference"] == s["significant_candidate"] > 0
+    assert s["lost"] == s["gained"] == s["reversed"] == 0 and s["swap_rate"] == 0
+    # too few permutations for Holm over 28 pairs (smallest p 1/501 > 0.05/28): a warning says so
+    with pytest.warns(me.MetaevalWarning, match="no pair can be significant"):
+        few = rk.significance_agreement(R, C, test="randomization", n_permutations=500, rng=0)
+    assert dict(zip(few["quantity"], few["value"]))["significant_reference"] == 0
+    # the randomization p-value by hand: (1 + #{|mean of sign-flipped d| >= |mean d|}) / (B + 1)
+    gen = np.random.default_rng(me.core.resample.make_rng(3)[1])
+    signs = gen.choice(np.array([-1.0, 1.0]), size=(R.shape[1], 1000))
+    Rs = R.sort_index(axis=1)  # score_matrices orders the topics by id
+    d = (Rs.iloc[0] - Rs.iloc[1]).to_numpy()
+    p_hand = (1 + (np.abs(d @ signs) / len(d) >= abs(d.mean()) - 1e-12).sum()) / 1001
+    raw = rk.significance_agreement(R, C, test="randomization", n_permutations=1000, correction="none", rng=3)
+    assert raw.attrs["pairs"]["p_reference"].iloc[0] == pytest.approx(p_hand, abs=1e-15)
 
 
 def pool_bias_test():

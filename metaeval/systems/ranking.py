@@ -19,17 +19,19 @@ whose measured coverage is printed there and in the README.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats as sps
 
 from ..core.errors import InputError, MetaevalWarning
-from ..core.resample import Units, bootstrap, debiased_bootstrap, make_rng
-from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.resample import CI_METHODS, DEFAULT_N_RESAMPLES, Units, bootstrap, debiased_bootstrap, make_rng
+from ..core.results import ResultSet
 
 __all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement", "pool_bias",
-           "RANK_METHODS"]
+           "RankCorrelation", "RANK_METHODS", "RANK_CI_METHODS"]
 
 #: Method names of :func:`rank_correlation`.
 RANK_METHODS = ("kendall_b", "kendall_a", "spearman", "pearson", "tau_ap", "tau_ap_b", "rbo", "top_k_overlap",
@@ -178,11 +180,41 @@ def _pair(x, y):
     return x[None, :], y[None, :]
 
 
-def kendall_tau(x, y, *, variant: str = "b") -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike, *, variant: str = "b") -> float:
     """Kendall's tau between two score vectors: tau-b (default, Kendall 1945) or tau-a.
 
-    tau_b = (C − D)/√((n0 − n1)(n0 − n2)); tau_a = (C − D)/n0, ties counting 0. tau-b equals
-    ``scipy.stats.kendalltau``.
+    Parameters
+    ----------
+    x, y : array-like of float, shape (n,)
+        Scores of the same n ≥ 3 systems (higher = better) under the reference and the candidate.
+    variant : {"b", "a"}
+        ``"b"``: tau-b = (C − D)/√((n0 − n1)(n0 − n2)), which corrects for ties; ``"a"``:
+        tau-a = (C − D)/n0, ties counting 0 (C, D concordant and discordant pairs, n0 = n(n − 1)/2,
+        n1 and n2 the pairs tied in x and in y).
+
+    Returns
+    -------
+    float
+        The coefficient, in [−1, 1] (NaN for tau-b when one side is constant).
+
+    Raises
+    ------
+    InputError
+        For vectors of different lengths, fewer than 3 systems, or NaN scores.
+
+    References
+    ----------
+    Kendall, M. G. (1945). The treatment of ties in ranking problems. Biometrika 33, 239–251.
+    tau-b equals ``scipy.stats.kendalltau`` (tests/test_ranking.py, with and without ties).
+
+    Examples
+    --------
+    The example of the ircor R package (its documentation gives tau = 0.7777778):
+
+    >>> x = [0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94]
+    >>> y = [0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94]
+    >>> round(kendall_tau(x, y), 7)
+    0.7777778
     """
     if variant not in ("a", "b"):
         raise ValueError(f"variant must be 'a' or 'b', got {variant!r}")
@@ -191,15 +223,54 @@ def kendall_tau(x, y, *, variant: str = "b") -> float:
     return float(tb[0] if variant == "b" else ta[0])
 
 
-def tau_ap(x, y, *, variant: str = "a") -> float:
+def tau_ap(x: ArrayLike, y: ArrayLike, *, variant: str = "a") -> float:
     """AP correlation tau_AP of a candidate ranking ``y`` against a reference ``x`` (scores, higher = better).
 
-    ``variant="a"`` (default): Urbano & Marrero's (2017) tau_AP,a, for a reference without ties and a
-    candidate that may tie; without ties it equals Yilmaz, Aslam & Robertson's (2008) tau_AP, which
-    weights disagreements near the top more. ``variant="b"``: the symmetric tau_AP,b for two
-    rankings that may both tie. Checked against the ircor R package's documented examples
-    (tau_AP = 0.7491182; with ties tau_AP,a = 0.6074515, tau_AP,b = 0.6269841) and a brute-force
-    implementation.
+    tau_AP weights disagreements near the top of the ranking more than Kendall's tau does: walking
+    the candidate ranking from the top, each system is scored by the share of the systems above it
+    that are also above it in the reference.
+
+    Parameters
+    ----------
+    x : array-like of float, shape (n,)
+        Reference scores of n ≥ 3 systems (usually under the human qrels).
+    y : array-like of float, shape (n,)
+        Candidate scores of the same systems (usually under the judge's qrels).
+    variant : {"a", "b"}
+        ``"a"`` (default): Urbano & Marrero's (2017) tau_AP,a, for a reference without ties and a
+        candidate that may tie; without ties it equals Yilmaz, Aslam & Robertson's (2008) tau_AP.
+        ``"b"``: the symmetric tau_AP,b, for two rankings that may both tie.
+
+    Returns
+    -------
+    float
+        The coefficient, in [−1, 1] (1: the same ranking; −1: reversed).
+
+    Raises
+    ------
+    InputError
+        For vectors of different lengths, fewer than 3 systems, or NaN scores.
+
+    Notes
+    -----
+    Without ties, τ_AP = 2/(n − 1) Σ_{i=2..n} c(i)/(i − 1) − 1, where c(i) counts the systems above
+    the i-th system of the candidate ranking that are also above it in the reference.
+
+    References
+    ----------
+    Yilmaz, E., Aslam, J. A. & Robertson, S. (2008). A new rank correlation coefficient for
+    information retrieval. SIGIR 2008, 587–594.
+    Urbano, J. & Marrero, M. (2017). The treatment of ties in AP correlation. ICTIR 2017, 321–324.
+    Checked against the ircor R package's documented examples (tau_AP = 0.7491182; with ties
+    tau_AP,a = 0.6074515, tau_AP,b = 0.6269841) and a brute-force implementation
+    (tests/test_ranking.py).
+
+    Examples
+    --------
+    >>> x = [0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94]
+    >>> y = [0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94]
+    >>> round(tau_ap(x, y), 7)          # ircor::tauAP(x, y)
+    0.7491182
     """
     X, Y = _pair(x, y)
     if variant == "a":
@@ -209,8 +280,45 @@ def tau_ap(x, y, *, variant: str = "a") -> float:
     raise ValueError(f"variant must be 'a' or 'b', got {variant!r}")
 
 
-def rbo(x, y, *, p: float = 0.9) -> float:
-    """Extrapolated rank-biased overlap of the two rankings by decreasing score (Webber et al. 2010, eq. 32)."""
+def rbo(x: ArrayLike, y: ArrayLike, *, p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of the two rankings by decreasing score.
+
+    Parameters
+    ----------
+    x, y : array-like of float, shape (n,)
+        Scores of the same n ≥ 3 systems under the reference and the candidate (higher = better);
+        ties are ordered by position (the first system first).
+    p : float
+        Persistence, in (0, 1): the weight of depth d is proportional to p^(d−1), so a smaller p
+        looks more at the top (p = 0.9 puts 86% of the weight on the top 10).
+
+    Returns
+    -------
+    float
+        RBO_ext, in [0, 1] (1: the same ranking).
+
+    Raises
+    ------
+    InputError
+        For vectors of different lengths, fewer than 3 systems, or NaN scores.
+
+    Notes
+    -----
+    RBO_ext = (X_k/k) p^k + ((1 − p)/p) Σ_{d=1..k} (X_d/d) p^d over the full depth k = n, where X_d
+    is the overlap of the two top-d prefixes (Webber, Moffat & Zobel 2010, eq. 32).
+
+    References
+    ----------
+    Webber, W., Moffat, A. & Zobel, J. (2010). A similarity measure for indefinite rankings. ACM
+    TOIS 28(4), 20. Checked against a direct implementation of eq. 32 (tests/test_ranking.py).
+
+    Examples
+    --------
+    >>> x = [0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94]
+    >>> y = [0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94]
+    >>> round(rbo(x, y), 4), round(rbo(x, y, p=0.5), 4)
+    (0.9184, 0.8576)
+    """
     if not 0 < p < 1:
         raise ValueError(f"p must be in (0, 1), got {p!r}")
     X, Y = _pair(x, y)
@@ -251,13 +359,51 @@ def _matrix(scores, measure, side):
     return scores
 
 
-def score_matrices(reference, candidate, *, measure=None, topics: str = "intersection"):
-    """Align two systems × topics matrices: common systems; topics by ``topics=``.
+def score_matrices(reference, candidate, *, measure: str | None = None,
+                   topics: str = "intersection") -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Align two systems × topics score matrices: the common systems, and the topics by ``topics=``.
 
-    Returns ``(ref, cand, info)`` where the frames share the same systems (rows) and, for
-    ``topics="intersection"``, the same topics; ``info`` says which systems and topics were dropped
-    from which side (never silent). ``topics="own"``: each side keeps its own judged topics (NaN
-    columns where a topic exists on one side only; a system's mean is over its side's topics).
+    Parameters
+    ----------
+    reference, candidate : DataFrame or scores object
+        Systems × topics matrices of per-topic scores, tidy score tables (``system, query_id,
+        [measure,] value``), or objects with a ``.matrix(measure)`` method (a
+        :class:`~metaeval.SystemScores` from :func:`~metaeval.system_scores`).
+    measure : str, optional
+        The measure to take from score tables and scores objects (needed when they hold several).
+    topics : {"intersection", "own"}
+        ``"intersection"`` (default): the topics scored on both sides (every system must have a
+        score on each). ``"own"``: each side keeps its own topics (NaN columns where a topic exists
+        on one side only; a system's mean is then over its side's topics).
+
+    Returns
+    -------
+    ref, cand : DataFrame
+        The two matrices with the same systems (rows, sorted) and topic columns.
+    info : dict
+        What was left out, never silently: ``systems_only_reference``, ``systems_only_candidate``,
+        ``topics_only_reference``, ``topics_only_candidate``, and ``n_topics``, ``n_systems``,
+        ``topics``.
+
+    Raises
+    ------
+    InputError
+        Fewer than 3 common systems, no common topic, a missing score on a common topic, or a
+        score table with several measures and no ``measure=``.
+
+    References
+    ----------
+    Alignment only (no statistic); tests/test_ranking.py checks both topic policies on tidy tables.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+    >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
+    >>> ref, cand, info = score_matrices(human, judge, measure="nDCG@10")
+    >>> ref.shape, cand.shape, info["systems_only_candidate"]
+    ((30, 40), (30, 40), [])
     """
     R = _matrix(reference, measure, "reference")
     C = _matrix(candidate, measure, "candidate")
@@ -313,49 +459,136 @@ _BOUNDS = {"kendall_b": (-1, 1), "kendall_a": (-1, 1), "spearman": (-1, 1), "pea
 
 
 class RankCorrelation(ResultSet):
-    """Result of :func:`rank_correlation`: one Estimate per method, plus the data it came from."""
+    """Result of :func:`rank_correlation`: one Estimate per method, plus the data it came from.
+
+    A :class:`~metaeval.ResultSet` keyed by ``method``, with two more attributes: ``info`` (which
+    systems and topics were left out on which side, from :func:`score_matrices`) and ``means`` (a
+    frame of the systems' mean scores, columns ``reference`` and ``candidate``).
+
+    Parameters
+    ----------
+    estimates : list of Estimate, optional
+        As for :class:`~metaeval.ResultSet`.
+    keys : list of dict, optional
+        As for :class:`~metaeval.ResultSet`.
+    name : str
+        As for :class:`~metaeval.ResultSet`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> R = pd.DataFrame([[0.1, 0.2], [0.4, 0.3], [0.6, 0.8]], index=["a", "b", "c"], columns=["q1", "q2"])
+    >>> res = rank_correlation(R, R + 0.01, methods="kendall_b", ci_method=None)
+    >>> type(res).__name__, res.means.shape
+    ('RankCorrelation', (3, 2))
+    """
 
 
-def rank_correlation(reference, candidate, *, measure=None, methods=("kendall_b", "spearman", "tau_ap", "rbo"),
-                     topics: str = "intersection", p: float = 0.9, k: int = 10, n_resamples: int = 2000,
-                     ci_method: str = "debiased", confidence_level: float = 0.95, rng=None, n_outer: int = 100,
-                     n_inner: int = 200) -> RankCorrelation:
+#: Interval methods of :func:`rank_correlation` (None: the point estimate only).
+RANK_CI_METHODS = ("debiased", *CI_METHODS)
+
+
+def rank_correlation(reference, candidate, *, measure: str | None = None,
+                     methods: str | Sequence[str] = ("kendall_b", "spearman", "tau_ap", "rbo"),
+                     topics: str = "intersection", p: float = 0.9, k: int = 10,
+                     n_resamples: int = DEFAULT_N_RESAMPLES, ci_method: str | None = "debiased",
+                     confidence_level: float = 0.95, rng: None | int | np.random.Generator = None,
+                     n_outer: int = 100, n_inner: int = 200) -> RankCorrelation:
     """Correlation between the system rankings under two qrels, with topic-bootstrap intervals.
+
+    The systems are ranked by their mean score over the topics under each qrels set (e.g. the
+    human's and the judge's), and the two rankings are compared with each method. Intervals come
+    from a bootstrap over topics, the unit of replication of a test collection.
 
     Parameters
     ----------
     reference, candidate : DataFrame or scores object
         Systems × topics matrices of per-topic scores, tidy score tables (``system, query_id,
-        measure, value``), or objects with a ``.matrix(measure)`` method (from ``system_scores``).
+        measure, value``), or objects with a ``.matrix(measure)`` method (from
+        :func:`~metaeval.system_scores`). Aligned by :func:`score_matrices`.
     measure : str, optional
-        Which measure to take from score tables.
-    methods : sequence of str
+        Which measure to take from score tables and scores objects.
+    methods : str or sequence of str
         Any of ``kendall_b``, ``kendall_a``, ``spearman``, ``pearson``, ``tau_ap`` (tau_AP,a of the
         candidate against the reference), ``tau_ap_b``, ``rbo`` (extrapolated, parameter ``p``),
-        ``top_k_overlap`` (``k``), ``max_rank_change``, ``discordant_pairs``, ``discordant_fraction``.
+        ``top_k_overlap`` (share of the top ``k`` in common), ``max_rank_change`` (largest change of
+        a system's position), ``discordant_pairs``, ``discordant_fraction`` (:data:`RANK_METHODS`).
     topics : {"intersection", "own"}
         Average over the topics judged on both sides (default), or each side over its own.
-    ci_method : {"debiased", "basic", "percentile", "bca"}
-        Interval of the population-of-topics correlation. Default ``"debiased"``
-        (:func:`metaeval.resample.debiased_bootstrap`): centred on the bias-corrected estimate, with
-        its standard error from a double bootstrap (``n_outer`` × ``n_inner`` second-level
-        resamples). Chosen by the coverage simulation in tests/test_ranking_coverage.py: percentile
-        intervals of tau-b covered the population tau 1-10% of the time there, basic 79-84%, BCa is no
-        better, and the debiased interval 91-95% (tau-b), 97-98% (rho), 95-97% (tau_AP). The interval
-        is for the population value and need not contain the estimate (``extra["debiased"]`` is the
-        bias-corrected point).
+    p : float
+        RBO's persistence, in (0, 1) (see :func:`rbo`).
+    k : int
+        Depth of ``top_k_overlap``.
+    n_resamples : int
+        First-level topic resamples (default :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`).
+    ci_method : {"debiased", "bca", "percentile", "basic"} or None
+        Interval of the population-of-topics correlation. ``None``: the point estimates only (no
+        resampling; ``rng`` is not used). The default is ``"debiased"``, not the package's
+        :data:`~metaeval.core.resample.DEFAULT_CI_METHOD` (BCa), for a measured reason: a
+        correlation of noisy means is biased toward 0 and every bootstrap resample adds the noise
+        again, so intervals built around the bootstrap distribution sit too low. In the coverage
+        simulation of tests/test_ranking_coverage.py, percentile intervals of tau-b covered the
+        population tau 1–10% of the time, basic 79–84%, BCa no better, and the debiased interval
+        (:func:`~metaeval.core.resample.debiased_bootstrap`: centred on the bias-corrected estimate,
+        its standard error from a double bootstrap) 91–95% (tau-b), 97–98% (rho), 95–97% (tau_AP).
+        The debiased interval is for the population value and need not contain the estimate
+        (``extra["debiased"]`` is the bias-corrected point).
+    confidence_level : float
+        The intervals' coverage, in (0, 1).
+    rng : None, int or numpy.random.Generator
+        Seeds the topic resamples (the seed is reported with each estimate).
+    n_outer, n_inner : int
+        The debiased interval's double bootstrap: first-level resamples that get a second level, and
+        second-level resamples each.
 
     Returns
     -------
     RankCorrelation
-        ``to_frame()`` has one row per method (``method, estimate, ci_low, ci_high`` and the
-        package's other columns; ``bias`` is the bootstrap bias). ``.info`` says which systems and
-        topics were dropped from which side.
+        One Estimate per method, keyed by ``method``: ``to_frame()`` has ``method, statistic,
+        estimate, ci_low, ci_high`` and the package's other columns (``bias`` is the bootstrap bias;
+        ``unit`` is ``"topics"``, ``n`` the number of systems, ``n_units`` of topics). Interval
+        ends are clipped to each coefficient's range. ``.info`` says which systems and topics were
+        dropped from which side; ``.means`` holds the systems' means.
+
+    Warns
+    -----
+    SmallSampleWarning
+        From the engine, for fewer topics than :data:`~metaeval.core.resample.MIN_CLUSTERS`.
+
+    Notes
+    -----
+    A topic bootstrap here is one matrix product: the unit contribution of topic t is the column
+    ``[M_ref[:, t], M_cand[:, t], 1, 1]``, so the replicate means of B resamples are ``(W @ X) /
+    count`` for a B × T matrix W of topic counts (Multinomial(T, 1/T) rows).
+
+    References
+    ----------
+    Point estimates: ``scipy.stats.kendalltau``, ``spearmanr``, ``pearsonr`` on the mean scores, and
+    brute-force tau_AP and RBO (tests/test_ranking.py); NIST's TREC DL runs in
+    tests/test_ranking_realdata.py. Intervals: Davison & Hinkley (1997), §3.8 (cluster bootstrap)
+    and §3.9 (iterated bias correction); coverage in tests/test_ranking_coverage.py.
+    Voorhees, E. M. (2000). Variations in relevance judgments and the measurement of retrieval
+    effectiveness. IP&M 36, 697–716 (Kendall's tau between system rankings under two qrels).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+    >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
+    >>> res = me.rank_correlation(human, judge, measure="nDCG@10", ci_method=None)
+    >>> [(e.statistic, round(e.estimate, 4)) for e in res]
+    [('kendall_b', 0.8299), ('spearman', 0.9439), ('tau_ap', 0.789), ('rbo', 0.8755)]
+    >>> tau = me.rank_correlation(human, judge, measure="nDCG@10", methods="kendall_b", rng=0)[0]
+    >>> tau.ci.method, tau.n, tau.n_units, round(tau.ci.low, 4), round(tau.ci.high, 4)
+    ('debiased', 30, 40, 0.7571, 0.9517)
     """
     methods = [methods] if isinstance(methods, str) else list(methods)
     bad = [m for m in methods if m not in RANK_METHODS]
     if bad:
         raise ValueError(f"unknown method(s) {bad}; choose from {RANK_METHODS}")
+    if ci_method is not None and ci_method not in RANK_CI_METHODS:
+        raise ValueError(f"ci_method must be one of {RANK_CI_METHODS} or None, got {ci_method!r}")
     R, C, info = score_matrices(reference, candidate, measure=measure, topics=topics)
     n = R.shape[0]
     units = _topic_units(R, C)
@@ -365,28 +598,19 @@ def rank_correlation(reference, candidate, *, measure=None, methods=("kendall_b"
         return _all_methods(x, y, methods, p, k)
 
     chunk = max(1, int(4_000_000 // max(n * n, 1)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MetaevalWarning)
-        if ci_method == "debiased":
-            res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
-                                     confidence_level=confidence_level, rng=rng, chunk=chunk)
-            lo_b = np.array([_BOUNDS[m][0] for m in methods])
-            hi_b = np.array([_BOUNDS[m][1] for m in methods])
-            res.extra["debiased"] = np.clip(res.extra["debiased"], lo_b, hi_b)
-            res.low = np.clip(res.low, lo_b, hi_b)
-            res.high = np.clip(res.high, lo_b, hi_b)
-        else:
-            res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method,
-                            confidence_level=confidence_level, rng=rng, chunk=chunk)
+    bounds = (np.array([_BOUNDS[m][0] for m in methods]), np.array([_BOUNDS[m][1] for m in methods]))
+    if ci_method == "debiased":
+        res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
+                                 confidence_level=confidence_level, rng=rng, chunk=chunk)
+        res.extra["debiased"] = np.clip(res.extra["debiased"], *bounds)
+        res.low, res.high = np.clip(res.low, *bounds), np.clip(res.high, *bounds)
+    else:
+        res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, bounds=bounds,
+                        confidence_level=confidence_level, rng=rng, chunk=chunk)
+    res.unit = "topics"  # the clusters of a test collection
     out = RankCorrelation(name="rank_correlation")
-    for j, m in enumerate(methods):
-        extra = {k: (v[j] if isinstance(v, np.ndarray) else v) for k, v in res.extra.items()}
-        out.append_with(Estimate(
-            statistic=m, estimate=float(res.theta_hat[j]),
-            ci=ConfidenceInterval(float(res.low[j]), float(res.high[j]), confidence_level, ci_method),
-            se=float(res.se[j]), bias=float(res.bias[j]), n=n, unit="topics", n_units=res.n_units,
-            n_resamples=res.n_resamples, seed=res.seed, replicates=res.replicates[:, j],
-            extra={**extra, "z0": float(res.z0[j]), "a": float(res.accel[j])}), method=m)
+    for m, est in zip(methods, res.estimates(methods, n=n)):
+        out.append_with(est, method=m)
     out.info = info
     out.means = pd.DataFrame({"reference": R.mean(axis=1), "candidate": C.mean(axis=1)})
     return out
@@ -396,8 +620,12 @@ def rank_correlation(reference, candidate, *, measure=None, methods=("kendall_b"
 # do the significance decisions agree?
 # --------------------------------------------------------------------------------------------
 
-def _pairwise_tests(M: np.ndarray, test: str, n_perm: int, gen) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided p-values and mean differences for every system pair (i < j) on the topic columns."""
+def _pairwise_tests(M: np.ndarray, test: str, signs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided p-values and mean differences for every system pair (i < j) on the topic columns.
+
+    ``signs`` (topics × permutations of ±1) are the randomization test's sign vectors; both qrels
+    sets get the same ones, so that the same scores get the same decisions.
+    """
     n, T = M.shape
     i, j = np.triu_indices(n, 1)
     D = M[i] - M[j]                                  # pairs × topics
@@ -410,40 +638,98 @@ def _pairwise_tests(M: np.ndarray, test: str, n_perm: int, gen) -> tuple[np.ndar
         pv = np.where(sd == 0, np.where(mean == 0, 1.0, 0.0), pv)
         return pv, mean
     if test == "randomization":
-        signs = gen.choice(np.array([-1.0, 1.0]), size=(T, n_perm))
         perm = np.abs(D @ signs) / T                 # pairs × permutations
         obs = np.abs(mean)[:, None]
-        pv = (1 + (perm >= obs - 1e-12).sum(axis=1)) / (n_perm + 1)
+        pv = (1 + (perm >= obs - 1e-12).sum(axis=1)) / (signs.shape[1] + 1)
         return pv, mean
     raise ValueError(f"test must be 't' or 'randomization', got {test!r}")
 
 
-def significance_agreement(reference, candidate, *, measure=None, test: str = "t", correction: str = "holm",
-                           alpha: float = 0.05, n_permutations: int = 2000, rng=None) -> pd.DataFrame:
+def significance_agreement(reference, candidate, *, measure: str | None = None, test: str = "t",
+                           correction: str = "holm", alpha: float = 0.05,
+                           n_permutations: int = DEFAULT_N_RESAMPLES,
+                           rng: None | int | np.random.Generator = None) -> pd.DataFrame:
     """Do the pairwise significance decisions under the candidate qrels agree with the reference's?
 
-    For every pair of systems, a paired test over topics under each qrels set (``test="t"``: paired
-    t-test, equal to ``scipy.stats.ttest_rel``; ``"randomization"``: sign-flip randomization test
-    with ``n_permutations``), corrected for multiple comparisons (``"holm"``, ``"fdr_bh"`` or
-    ``"none"``, via statsmodels' ``multipletests``). Then counts the pairs significant under both with
-    the same direction (kept), significant under the reference only (lost), under the candidate only
-    (gained), and significant under both with opposite directions (reversed); the swap rate
-    (reversed / significant under the reference, Voorhees & Buckley 2002) and the discriminative
-    power of each qrels set (share of significant pairs, Sakai 2006).
+    For every pair of systems, a paired test over topics under each qrels set, corrected for
+    multiple comparisons; then the pairs are counted by how the two decisions relate: significant
+    under both with the same direction (kept), under the reference only (lost), under the candidate
+    only (gained), under both with opposite directions (reversed).
+
+    Parameters
+    ----------
+    reference, candidate : DataFrame or scores object
+        Per-topic scores as for :func:`rank_correlation` (aligned on the common topics by
+        :func:`score_matrices`).
+    measure : str, optional
+        Which measure to take from score tables and scores objects.
+    test : {"t", "randomization"}
+        ``"t"``: the paired t-test (``scipy.stats.ttest_rel``). ``"randomization"``: the sign-flip
+        randomization test of the mean difference with ``n_permutations`` random sign vectors
+        (p = (1 + #{|permuted mean| ≥ |observed mean|})/(n_permutations + 1)); the two qrels sets
+        share the sign vectors, so identical scores give identical decisions.
+    correction : str
+        ``"holm"`` (default), ``"fdr_bh"``, ``"bonferroni"``, any other method of statsmodels'
+        ``multipletests``, or ``"none"``.
+    alpha : float
+        Significance level of the corrected decisions.
+    n_permutations : int
+        Sign vectors of the randomization test (default
+        :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`). Its smallest p-value is
+        1/(n_permutations + 1): with Holm or Bonferroni over m pairs, no pair can be significant
+        unless n_permutations + 1 > m/alpha (a warning says so).
+    rng : None, int or numpy.random.Generator
+        Seeds the randomization test (the seed is in ``.attrs["seed"]``).
 
     Returns
     -------
     DataFrame
-        One row per quantity: ``quantity, value`` plus the settings; ``.attrs["pairs"]`` holds the
-        per-pair table (system_a, system_b, diff and p-value under each qrels, decisions).
+        One row per quantity (``quantity, value`` plus the columns ``test, correction, alpha,
+        n_topics, n_systems``): ``pairs``, ``significant_reference``, ``significant_candidate``,
+        ``kept``, ``lost``, ``gained``, ``reversed``, ``swap_rate`` (reversed / significant under
+        the reference), ``discriminative_power_reference`` and ``_candidate`` (share of significant
+        pairs). ``.attrs["pairs"]`` holds the per-pair table (``system_a, system_b``, the mean
+        difference and corrected p-value under each qrels, the decisions).
+
+    Notes
+    -----
+    No interval is computed, so there is no ``ci_method``: the quantities are counts of decisions.
+    With ``test="t"`` nothing is drawn at random.
+
+    References
+    ----------
+    Voorhees, E. M. & Buckley, C. (2002). The effect of topic set size on retrieval experiment
+    error. SIGIR 2002, 316–323 (swap rate). Sakai, T. (2006). Evaluating evaluation metrics based
+    on the bootstrap. SIGIR 2006, 525–532 (discriminative power). p-values checked against
+    ``scipy.stats.ttest_rel`` and statsmodels' ``multipletests`` (tests/test_ranking.py).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+    >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
+    >>> df = significance_agreement(human, judge, measure="nDCG@10")
+    >>> v = dict(zip(df["quantity"], df["value"]))
+    >>> int(v["pairs"]), int(v["kept"]), int(v["lost"]), int(v["gained"]), int(v["reversed"])
+    (435, 130, 102, 1, 0)
     """
     from statsmodels.stats.multitest import multipletests
 
     R, C, info = score_matrices(reference, candidate, measure=measure, topics="intersection")
     gen, seed = make_rng(rng)
+    npairs = R.shape[0] * (R.shape[0] - 1) // 2
+    if test == "randomization" and correction in ("holm", "bonferroni") and 1 / (n_permutations + 1) >= alpha / npairs:
+        warnings.warn(f"with {n_permutations} permutations the smallest p-value is 1/{n_permutations + 1}, above "
+                      f"{correction}'s smallest threshold alpha/{npairs}: no pair can be significant; use "
+                      f"n_permutations >= {int(np.ceil(npairs / alpha))}, test='t', or correction='fdr_bh'",
+                      MetaevalWarning, stacklevel=2)
     out = {}
+    if test not in ("t", "randomization"):
+        raise ValueError(f"test must be 't' or 'randomization', got {test!r}")
+    signs = gen.choice(np.array([-1.0, 1.0]), size=(R.shape[1], n_permutations)) if test == "randomization" else None
     for side, M in (("reference", R), ("candidate", C)):
-        pv, diff = _pairwise_tests(M.to_numpy(dtype=float), test, n_permutations, gen)
+        pv, diff = _pairwise_tests(M.to_numpy(dtype=float), test, signs)
         if correction == "none":
             padj = pv
         else:
@@ -459,7 +745,6 @@ def significance_agreement(reference, candidate, *, measure=None, test: str = "t
     reversed_ = sig_r & sig_c & ~same
     lost = sig_r & ~sig_c
     gained = sig_c & ~sig_r
-    npairs = len(i)
     rows = [("pairs", npairs), ("significant_reference", int(sig_r.sum())), ("significant_candidate", int(sig_c.sum())),
             ("kept", int(kept.sum())), ("lost", int(lost.sum())), ("gained", int(gained.sum())),
             ("reversed", int(reversed_.sum())),
@@ -486,16 +771,17 @@ def _ranks(scores: pd.Series) -> pd.Series:
     return scores.rank(ascending=False, method="min").astype(int)
 
 
-def pool_bias(reference_qrels, candidate_qrels, runs, groups, *, measure: str = "nDCG@10", depth: int = 10):
+def pool_bias(reference_qrels: pd.DataFrame, candidate_qrels: pd.DataFrame, runs: pd.DataFrame, groups, *,
+              measure: str = "nDCG@10", depth: int = 10) -> pd.DataFrame:
     """Leave-one-group-out pool bias, under human qrels and under judge-filled qrels.
 
     For each group of runs that contributed to the pool (the union of every run's top ``depth``
     documents per topic), the documents that only this group contributed are removed from the
     reference qrels (they become unjudged, which counts as non-relevant), every run is evaluated
-    again, and the rank of the group's runs is compared with their rank under the full qrels (Zobel
-    1998; Voorhees 2002). The same is done with those documents labelled by the candidate judge
-    instead of removed ("judge-filled"): if a judge can fill the holes, the group's runs should not
-    move. Judgments of documents outside the pool are kept as they are.
+    again, and the rank of the group's runs is compared with their rank under the full qrels. The
+    same is done with those documents labelled by the candidate judge instead of removed
+    ("judge-filled"): if a judge can fill the holes, the group's runs should not move. Judgments of
+    documents outside the pool are kept as they are.
 
     Parameters
     ----------
@@ -514,8 +800,25 @@ def pool_bias(reference_qrels, candidate_qrels, runs, groups, *, measure: str = 
     -------
     DataFrame
         One row per run: ``run_id, group, unique_docs, score_full, rank_full, score_loo, rank_loo,
-        rank_change_loo, score_filled, rank_filled, rank_change_filled`` (positive change = the run
-        moves down when its group's unique documents are missing).
+        rank_change_loo, score_filled, rank_filled, rank_change_filled`` (rank 1 = best, ties share
+        the best rank; a positive change means the run moves down when its group's unique documents
+        are missing), sorted by ``rank_full``.
+
+    References
+    ----------
+    Zobel, J. (1998). How reliable are the results of large-scale information retrieval
+    experiments? SIGIR 1998, 307–314. Voorhees, E. M. (2002). The philosophy of information
+    retrieval evaluation. CLEF 2001, LNCS 2406, 355–370. tests/test_ranking.py recomputes the
+    leave-one-out scores by hand and checks that a judge equal to the human moves no run.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> runs = d.runs[d.runs["run_id"].isin(["run_01", "run_02", "run_03", "run_04"])]
+    >>> pb = pool_bias(d.qrels_human, d.qrels_judge, runs, {"run_01": "a", "run_02": "a"})
+    >>> pb.columns[:5].tolist(), len(pb)
+    (['run_id', 'group', 'unique_docs', 'score_full', 'rank_full'], 4)
     """
     from ..systems.evaluation import system_scores
 
@@ -541,7 +844,8 @@ def pool_bias(reference_qrels, candidate_qrels, runs, groups, *, measure: str = 
     ref_keys = pd.MultiIndex.from_frame(ref[["query_id", "doc_id"]])
     rows = []
     for g in sorted(set(group_of.values())):
-        unique = contributors[contributors.map(lambda s: s == frozenset([g]))].index
+        only_g = frozenset([g])
+        unique = contributors[contributors.map(only_g.__eq__)].index
         judged_unique = ref_keys.isin(unique)
         n_unique = int(judged_unique.sum())
         members = [r for r in run_ids if group_of[r] == g]
