@@ -3,8 +3,9 @@ judge's qrels, with topic-bootstrap 95% intervals of each run's mean, and Kendal
 rho and tau_AP with topic-bootstrap intervals (metaeval.systems.ranking.rank_correlation).
 
 nDCG@10 per run and topic is computed with ir-measures (trec_eval's nDCG, gain = grade;
-unjudged documents count as non-relevant). If ``metaeval.ranking`` is not importable, the
-correlations are point estimates from scipy and the tau_AP formula of Yilmaz et al. (2008).
+unjudged documents count as non-relevant). The intervals of the means come from the engine's
+``group_means`` (topics resampled, one draw for both qrels), the correlations from
+``rank_correlation``: nothing here computes a statistic of its own.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from metaeval import Units, bootstrap, figures
+from metaeval import figures
+from metaeval.core.resample import group_means
+from metaeval.systems.ranking import rank_correlation
 
 NAME = "ranking_scatter"
 MEASURE = ir_measures.nDCG @ 10
@@ -36,30 +39,19 @@ def score_matrix(which: str) -> pd.DataFrame:
 
 
 def mean_intervals(R: pd.DataFrame, C: pd.DataFrame, *, n_resamples, rng):
-    """Topic-bootstrap percentile intervals of every system's mean under both qrels (one draw)."""
-    n = len(R)
-    X = np.hstack([R.to_numpy().T, C.to_numpy().T, np.ones((R.shape[1], 1))])
-    res = bootstrap(lambda S: S[:, :2 * n] / S[:, [2 * n]], Units(X, np.ones(len(X), dtype=np.int64), kind="clusters"),
-                    n_resamples=n_resamples, ci_method="percentile", rng=rng)
+    """Topic-bootstrap percentile intervals of every system's mean under both qrels (one draw).
+
+    One row per (system, topic): the system is the group, the topic the cluster, and the two
+    qrels' scores are the two value columns of :func:`metaeval.core.resample.group_means`.
+    """
+    n, t = R.shape
+    values = np.column_stack([R.to_numpy().ravel(), C.to_numpy().ravel()])
+    res = group_means(values, np.repeat(np.arange(n), t), cluster=np.tile(np.arange(t), n),
+                      n_resamples=n_resamples, ci_method="percentile", rng=rng)
     return res.low[:n], res.high[:n], res.low[n:], res.high[n:]
 
 
-def _tau_ap(x, y):
-    """tau_AP of ranking y against reference x (Yilmaz, Aslam & Robertson 2008), no ties."""
-    order = np.argsort(-np.asarray(y), kind="stable")
-    xr = np.asarray(x)[order]
-    n = len(xr)
-    return 2 / (n - 1) * sum(np.sum(xr[:i] > xr[i]) / i for i in range(1, n)) - 1
-
-
 def correlations(R, C):
-    try:
-        from metaeval.systems.ranking import rank_correlation
-    except ImportError:
-        from scipy import stats
-
-        x, y = R.mean(axis=1).to_numpy(), C.mean(axis=1).to_numpy()
-        return dict(tau=stats.kendalltau(x, y)[0], rho=stats.spearmanr(x, y)[0], tau_ap=_tau_ap(x, y))
     with g.quiet():
         rc = rank_correlation(R, C, methods=("kendall_b", "spearman", "tau_ap"), n_resamples=g.N_RESAMPLES,
                               rng=g.SEED)

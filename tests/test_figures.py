@@ -8,7 +8,8 @@ Sources of the expected numbers:
   accuracy 0.750 / 0.504 / 0.299 / 0.448; imageclef_like relevant counts 1,041 → 1,576; rubric_like
   mean judge − human +0.492 / +0.038 / −0.223;
 * /work/shared/STATISTICS.md: the balanced table [[85, 20], [20, 77]] has κ = 0.603 and κ ≈ 0.063
-  at prevalence 0.0107; the ircor example τ_AP = 0.7491182;
+  at prevalence 0.0107;
+* OpenING's calculate_model_winrate.py (Zhou et al. 2024): the four tie rules, counted by hand;
 * Okabe & Ito (2008), "Color Universal Design": the eight palette colours.
 """
 
@@ -576,14 +577,6 @@ def docstring_examples_run_test():
 # --------------------------------------------------------------------------------------------
 # the gallery
 # --------------------------------------------------------------------------------------------
-
-def gallery_tau_ap_fallback_test():
-    # STATISTICS.md / ircor: tau_AP = 0.7491182 for this pair (x the reference)
-    mod = _load_script("fig_ranking_scatter")
-    x = (0.06, 0.2, 0.27, 0.37, 0.57, 0.63, 0.66, 0.9, 0.91, 0.94)
-    y = (0.37, 0.06, 0.2, 0.27, 0.57, 0.66, 0.63, 0.91, 0.9, 0.94)
-    assert mod._tau_ap(x, y) == pytest.approx(0.7491182, abs=1e-7)
-
 
 def gallery_win_rates_are_openings_rules_test():
     """The gallery's win rates (metaeval.win_rates) equal OpenING's rules counted by hand with pandas.
