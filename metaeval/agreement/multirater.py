@@ -219,43 +219,59 @@ def _is_number(v) -> bool:
 def _category_index(labels: np.ndarray, missing: np.ndarray, levels):
     """Categories, their numeric values and the index of every present label (−1 where missing)."""
     present = labels[~missing]
-    numeric = all(_is_number(v) for v in present) and (levels is None or all(_is_number(v) for v in levels))
+    if labels.dtype.kind in "fiu":
+        uniq = np.unique(present.astype(float))
+        numeric = True
+    else:
+        uniq = pd.unique(present)
+        numeric = all(_is_number(v) for v in uniq)
+    if levels is not None:
+        numeric = numeric and all(_is_number(v) for v in levels)
     if levels is None:
         if numeric:
-            cats = sorted(set(float(v) for v in present))
+            cats = sorted(set(float(v) for v in uniq))
         else:
             try:
-                cats = sorted(set(present.tolist()))
+                cats = sorted(set(uniq.tolist()))
             except TypeError:
-                cats = sorted(set(present.tolist()), key=str)
+                cats = sorted(set(uniq.tolist()), key=str)
     else:
         cats = list(levels)
-        if numeric:
-            cats = sorted(float(v) for v in cats)
         if len(set(cats)) != len(cats):
             raise InputError("levels must be distinct", text=str(list(levels)))
+        if numeric:
+            cats = sorted(float(v) for v in cats)
+    idx = np.full(labels.shape, -1, dtype=np.int64)
     if numeric:
-        key = [float(v) for v in cats]
-        lookup = {v: j for j, v in enumerate(key)}
-        cats_out = tuple(int(v) if float(v).is_integer() else v for v in key)
-        vals = np.asarray(key, dtype=float)
+        key = np.asarray(cats, dtype=float)
+        v = present.astype(float)
+        pos = np.clip(np.searchsorted(key, v), 0, len(key) - 1)
+        ok = key[pos] == v
+        cats_out = tuple(int(c) if float(c).is_integer() else c for c in key.tolist())
+        vals = key
     else:
-        lookup = {v: j for j, v in enumerate(cats)}
+        pos = pd.Categorical(present, categories=cats).codes.astype(np.int64)
+        ok = pos >= 0
         cats_out = tuple(cats)
         vals = np.arange(1, len(cats) + 1, dtype=float)
-    idx = np.full(labels.shape, -1, dtype=np.int64)
-    bad = set()
-    for pos in zip(*np.nonzero(~missing)):
-        v = labels[pos]
-        j = lookup.get(float(v) if numeric else v)
-        if j is None:
-            bad.add(v)
-        else:
-            idx[pos] = j
-    if bad:
-        raise InputError(f"values not among levels=: {sorted(bad, key=str)}",
+    if not ok.all():
+        bad = pd.unique(present[~ok]).tolist()
+        raise InputError(f"values not among levels=: {sorted(bad, key=str)[:10]}",
                          fix="declare every value in levels=, or clean the data")
+    idx[~missing] = pos
     return cats_out, vals, idx
+
+
+def _as_labels(x) -> np.ndarray:
+    """A float array when every label is a number (None/NaN = missing), else an object array."""
+    arr = np.asarray(x, dtype=object) if not isinstance(x, np.ndarray) else x
+    if arr.dtype.kind in "fiub":
+        return arr.astype(float)
+    arr = arr.astype(object)
+    miss = np.asarray(pd.isna(arr), dtype=bool)
+    if all(_is_number(v) for v in pd.unique(arr[~miss])):
+        return np.where(miss, np.nan, arr).astype(float)
+    return arr
 
 
 def _cluster_of_items(cluster, n_rows, items_kept, source):
@@ -352,7 +368,7 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
         wide = np.empty((len(item_ids), len(rater_ids)), dtype=object)
         wide[:] = None
         wide[item_codes, rater_codes] = df[value].to_numpy(dtype=object)
-        labels = wide
+        labels = _as_labels(wide)
         if cluster is not None:
             if not isinstance(cluster, str):
                 raise InputError("with a long DataFrame, cluster= must be a column name", source=source)
@@ -363,8 +379,7 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
             cl_rows = df.groupby(item_codes)[cluster].first().reindex(range(len(item_ids))).to_numpy()
     elif isinstance(ratings, Paired):
         source = "<Paired>"
-        labels = np.column_stack([np.asarray(ratings.reference, dtype=object),
-                                  np.asarray(ratings.candidate, dtype=object)])
+        labels = _as_labels(np.column_stack([np.asarray(ratings.reference), np.asarray(ratings.candidate)]))
         rater_ids = tuple(ratings.names)
         item_ids = np.arange(len(labels))
         if levels is None:
@@ -382,11 +397,11 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
             df = df.drop(columns=[cluster])
         elif cluster is not None:
             cl_rows = cluster
-        labels = df.to_numpy(dtype=object)
+        labels = _as_labels(df.to_numpy())
         item_ids = df.index.to_numpy()
         rater_ids = tuple(df.columns)
     else:
-        arr = np.asarray(ratings, dtype=object)
+        arr = _as_labels(ratings)
         if arr.ndim != 2:
             raise InputError(f"ratings must be items × raters (2-D), got {arr.ndim}-D", source=source)
         labels = arr
@@ -396,7 +411,7 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
         plain_array = True
     if labels.ndim != 2 or labels.shape[0] == 0:
         raise InputError("no items to rate", source=source)
-    missing = pd.isna(pd.DataFrame(labels)).to_numpy() if labels.size else np.zeros(labels.shape, bool)
+    missing = np.isnan(labels) if labels.dtype.kind == "f" else np.asarray(pd.isna(labels), dtype=bool)
     if plain_array and labels.shape[1] > labels.shape[0]:
         warnings.warn(f"the ratings have more raters (columns: {labels.shape[1]}) than items (rows: "
                       f"{labels.shape[0]}); metaeval takes items × raters (the krippendorff package's "
@@ -535,6 +550,15 @@ def _item_blocks(data: RaterData, blocks: Sequence[str]) -> np.ndarray:
             g[ii, gg, data.ratings[ii, gg]] = 1.0
             cols.append(g.reshape(len(c), -1))
     return np.hstack(cols)
+
+
+def _group_sums(codes: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Row sums of X per group code 0..G−1 (a sparse matrix product: O(rows))."""
+    from scipy import sparse
+
+    g = int(codes.max()) + 1
+    m = sparse.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(g, len(codes)))
+    return np.asarray(m @ X)
 
 
 def sufficient_statistics(data: RaterData) -> np.ndarray:
@@ -1135,13 +1159,15 @@ def _estimates(data: RaterData, specs: list[_Spec], *, ci_method, quantile, popu
         return out
     if cl is not None:
         _, cid = np.unique(np.asarray(cl), return_inverse=True)
-        Xc = np.zeros((cid.max() + 1, X.shape[1]))
-        np.add.at(Xc, cid.ravel(), X)
-        units = Units(Xc, np.ones(len(Xc), dtype=np.int64), kind="clusters")
+        units = Units(_group_sums(cid.ravel(), X), np.ones(cid.max() + 1, dtype=np.int64), kind="clusters")
     else:
-        # group identical rows (rounded only to find them; the exact rows are kept)
-        _, first, inv = np.unique(np.round(X, 12), axis=0, return_index=True, return_inverse=True)
-        units = Units(X[first], np.bincount(inv.ravel(), minlength=len(first)), kind="items")
+        # items with the same ratings (the same counts, or the same rater pattern for Conger's kappa)
+        # have the same row: one unit type each, with its multiplicity
+        key = data.ratings if "G" in blocks else data.counts
+        key = key[pairable] if alpha_only else key
+        grp = pd.DataFrame(key).groupby(list(range(key.shape[1])), sort=True).ngroup().to_numpy()
+        _, first = np.unique(grp, return_index=True)
+        units = Units(X[first], np.bincount(grp, minlength=len(first)), kind="items")
 
     def kern(S):
         S = np.atleast_2d(S)
