@@ -77,7 +77,7 @@ def plain_tie_options_test():
     assert labels == ["A", "B"] and m[outcomes.T].tolist() == [1, 0] and m[outcomes.T_REV].tolist() == [0, 1]
     labels, m, _, _ = outcomes.tie_rule("fdt", plain_tie="drop").agreement_spec()
     assert m[outcomes.T].sum() == 0
-    assert outcomes.tie_rule("fdt").agreement_spec()[0] == ["A", "B", "tie"]
+    assert outcomes.tie_rule("fdt").agreement_spec()[0] == ["A", "tie", "B"]      # the order of the outcomes
     with pytest.raises(ValueError, match="plain_tie"):
         outcomes.tie_rule("fdt", plain_tie="third")
     with pytest.raises(ValueError, match="unknown tie rule"):

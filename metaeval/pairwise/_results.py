@@ -169,13 +169,6 @@ class PairwiseResult(ResultSet):
         out.columns.name = None
         return out
 
-    def __str__(self) -> str:
-        lines = []
-        for e, k in zip(self, self.keys):
-            tag = ", ".join(f"{a}={b}" for a, b in k.items())
-            lines.append(f"[{tag}] {e}")
-        return "\n".join(lines)
-
 
 # --------------------------------------------------------------------------------------------
 # the engine

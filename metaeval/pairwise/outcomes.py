@@ -133,9 +133,21 @@ class TieRule:
     source: str = ""
 
     # -- the credit of each outcome -----------------------------------------------------------
+    @property
+    def decides_leaning_ties(self) -> bool:
+        """Whether leaning ties go to their side while a plain tie stays a tie (FDT): then the
+        plain tie has the options of :data:`PLAIN_TIE`.
+
+        Examples
+        --------
+        >>> tie_rule("fdt").decides_leaning_ties, tie_rule("tie_half").decides_leaning_ties
+        (True, False)
+        """
+        return self.verdict[TA] == "A" and self.verdict[TB] == "B" and self.verdict[T] == "tie"
+
     def _verdict_of(self, code: int) -> str | None:
         v = self.verdict[code]
-        if code == T and self.name == "fdt":
+        if code == T and self.decides_leaning_ties:
             if self.plain_tie == "drop":
                 return None
             if self.plain_tie == "first":
@@ -166,7 +178,7 @@ class TieRule:
             return 1.0
         if v == "B":
             return 0.0
-        if self.name == "fdt" and code == T and self.plain_tie == "half":
+        if code == T and self.decides_leaning_ties and self.plain_tie == "half":
             return 0.5
         return float(self.tie_credit)
 
@@ -223,16 +235,13 @@ class TieRule:
         """
         if self.agreement is None:
             raise ValueError(f"tie rule {self.name!r} is not an agreement rule")
-        if self.name == "exact":
-            labels = list(OUTCOMES[:5])
-        elif self.name == "fdt":
-            labels = ["A", "B"] + (["tie"] if self._verdict_of(T) == "tie" else [])
-        else:
-            used = {self._verdict_of(c) for c in range(5)}
-            labels = [v for v in ("A", "tie", "B") if v in used]
         to = {c: self._verdict_of(c) for c in range(5)}
+        labels = []                         # the classes in the order of the outcomes: A, (ties), B
+        for c in range(5):
+            if to[c] is not None and to[c] not in labels:
+                labels.append(to[c])
         to[T_REV] = to[T]
-        if self.name == "fdt" and self.plain_tie == "first":
+        if to[T] is not None and self.verdict[T] == "tie" and to[T] != "tie":
             to[T_REV] = "B"                 # forced to the side shown first, which was the canonical B
         if policy in ("loss", "keep"):
             labels = labels + ["invalid"]
@@ -243,9 +252,10 @@ class TieRule:
             if lab is not None:
                 mapping[c, labels.index(lab)] = 1.0
         w = np.eye(K)
-        if self.agreement == "graded":
-            s = np.array([1.0, self.tie_credit, 0.0])
-            w[:3, :3] = 1 - np.abs(s[:, None] - s[None, :])
+        if self.agreement == "graded":      # half credit: 1 − |s_i − s_j| with s the credit of each class
+            s = np.array([{"A": 1.0, "B": 0.0}.get(lab, self.tie_credit) for lab in labels if lab != "invalid"])
+            k = len(s)
+            w[:k, :k] = 1 - np.abs(s[:, None] - s[None, :])
         if policy == "loss":
             w[-1, -1] = 0.0
         return labels, mapping, w, self.agreement == "categorical"
