@@ -26,7 +26,7 @@ from scipy import stats as sps
 
 from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
-from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, bootstrap, table_units
+from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, table_units
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
 from ..core.scale import Scale
 from .weights import weight_matrix
@@ -1071,8 +1071,9 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
             b = _named(name, td)
             vals = np.asarray(b.kernel(td.k, _levels(td))(S), dtype=float)
             for g, key in enumerate(keys):
-                e = Estimate(b.name, float(vals[g]), ConfidenceInterval(np.nan, np.nan, confidence_level, "none"),
-                             n=int(T[g].sum()), unit="items", n_units=int(T[g].sum()))
+                n_g = int(T[g].sum())
+                (e,) = BootstrapResult.point([vals[g]], unit="items", n_units=n_g,
+                                             confidence_level=confidence_level).estimates(b.name, n=n_g)
                 rows.append({**dict(zip(by, key)), **e.row()})
         return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
     gen, _ = make_rng(kwargs.pop("rng", None))
@@ -1231,7 +1232,7 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
     n_a, n_b = int((cells[0] >= 0).sum()), int((cells[1] >= 0).sum())
     out = ResultSet(name="agreement_difference")
     p = res.pvalue(0.0)
-    ests = res.estimates([bound.name] * 3, n=0, pvalues=[None, None, float(p[2])])
-    for e, (label, n) in zip(ests, (("a", n_a), ("b", n_b), ("a - b", int(len(m))))):
-        out.append_with(Estimate(**{**e.__dict__, "n": n}), set=label)
+    ests = res.estimates([bound.name] * 3, n=[n_a, n_b, int(len(m))], pvalues=[None, None, float(p[2])])
+    for e, label in zip(ests, ("a", "b", "a - b")):
+        out.append_with(e, set=label)
     return out
