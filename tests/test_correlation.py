@@ -19,6 +19,7 @@ from scipy import stats as sps
 import metaeval
 from metaeval import InputError, UndefinedStatisticWarning
 from metaeval.agreement.correlation import FISHER_SE, fisher_z_interval, icc, mean_of_samples, score_correlation
+from metaeval.core.resample import make_rng
 
 SCIPY = {"pearson": lambda x, y: sps.pearsonr(x, y).statistic,
          "spearman": lambda x, y: sps.spearmanr(x, y).statistic,
@@ -219,9 +220,44 @@ def bootstrap_reproducible_test():
         assert e.seed == 123 and e.n_resamples == 300 and e.method == "bca"
         assert not np.array_equal(e.replicates, g.replicates)
         assert e.ci.low < e.estimate < e.ci.high
-    # a Generator works too and gives the same draws as the seed
+    # a Generator works too: the engine draws a seed from it (make_rng), records it, and that seed
+    # reproduces the replicates; the same Generator state gives the same seed
     d = score_correlation(x, y, method="all", n_resamples=300, rng=np.random.default_rng(123))
-    np.testing.assert_array_equal(d[0].replicates, a[0].replicates)
+    assert isinstance(d[0].seed, int) and d[0].seed == make_rng(np.random.default_rng(123))[1]
+    again = score_correlation(x, y, method="all", n_resamples=300, rng=d[0].seed)
+    np.testing.assert_array_equal(d[0].replicates, again[0].replicates)
+
+
+def point_estimate_mode_test():
+    """ci_method=None: the estimates of the bootstrap call, nothing drawn, scipy's p-value (iid)."""
+    x, y = _datasets()[0][1:]
+    cl = np.arange(len(x)) // 4
+    for cluster in (None, cl):
+        point = score_correlation(x, y, method="all", cluster=cluster, ci_method=None, rng=1)
+        boot = score_correlation(x, y, method="all", cluster=cluster, n_resamples=50, ci_method="percentile", rng=1)
+        for p, b, m in zip(point, boot, ("pearsonr", "spearmanr", "kendalltau")):
+            assert p.estimate == pytest.approx(b.estimate, abs=1e-12)
+            assert p.ci.method == "none" and np.isnan(p.ci.low) and p.n_resamples == 0 and p.replicates is None
+            assert p.seed is None and p.unit == b.unit and p.n_units == b.n_units
+            if cluster is None:  # scipy's test of no association, as with an interval
+                assert p.pvalue == pytest.approx(getattr(sps, m)(x, y).pvalue, rel=1e-9)
+            else:  # a cluster p-value needs replicates
+                assert p.pvalue is None
+    # and the ICC: same estimate and F test, no interval
+    sf = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    a, b = icc(sf, ci_method=None), icc(sf)
+    assert a.estimate == b.estimate and a.pvalue == b.pvalue and a.ci.method == "none" and np.isnan(a.ci.high)
+    with pytest.raises(ValueError, match="ci_method"):
+        icc(sf, ci_method="bca")
+
+
+def bootstrap_interval_ends_are_clipped_test():
+    # a near-perfect correlation: the basic interval (2 r - quantiles) would pass 1
+    x = np.repeat(np.arange(1, 6), 6).astype(float)
+    y = x.copy()
+    y[:2] = [2, 1]
+    r = score_correlation(x, y, method="all", ci_method="basic", n_resamples=300, rng=0)
+    assert all(-1 <= e.ci.low <= e.ci.high <= 1 for e in r)
 
 
 def pearson_alone_equals_pearson_in_all_test():

@@ -19,6 +19,7 @@ bootstrap (items grouped by prompt or topic) draws whole per-cluster tables. See
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ from scipy import sparse
 from scipy import stats as sps
 
 from ..core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
-from ..core.resample import Units, bootstrap
+from ..core.resample import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
 
 __all__ = ["score_correlation", "mean_of_samples", "icc", "CORRELATION_METHODS", "ICC_KINDS",
@@ -34,7 +35,7 @@ __all__ = ["score_correlation", "mean_of_samples", "icc", "CORRELATION_METHODS",
 
 CORRELATION_METHODS = ("pearson", "spearman", "kendall")
 _STAT_NAMES = {"pearson": "pearson_r", "spearman": "spearman_rho", "kendall": "kendall_tau_b"}
-_SCIPY_TEST = {"pearson": "scipy.stats.pearsonr", "spearman": "scipy.stats.spearmanr",
+_SCIPY_PVALUE = {"pearson": "scipy.stats.pearsonr", "spearman": "scipy.stats.spearmanr",
                "kendall": "scipy.stats.kendalltau"}
 
 #: Fisher-z standard errors: SE(z) = sqrt(c / (n - d)) for each coefficient.
@@ -343,7 +344,8 @@ class _RankKernel:
 # analytic intervals
 # --------------------------------------------------------------------------------------------
 
-def fisher_z_interval(r, n, *, method="pearson", confidence_level=0.95, alternative="two-sided"):
+def fisher_z_interval(r: float, n: int, *, method: str = "pearson", confidence_level: float = 0.95,
+                      alternative: str = "two-sided") -> tuple[float, float, float]:
     """Fisher-z interval for a correlation: tanh(atanh(r) ± z_{1−α/2} · SE), SE = sqrt(c/(n − d)).
 
     Parameters
@@ -356,12 +358,30 @@ def fisher_z_interval(r, n, *, method="pearson", confidence_level=0.95, alternat
         Chooses the variance: Pearson c = 1, d = 3 (Fisher 1921); Spearman c = 1.06, d = 3 and
         Kendall's tau c = 0.437, d = 4 (Fieller, Hartley & Pearson 1957).
     confidence_level : float
+        The interval's coverage, in (0, 1).
     alternative : {"two-sided", "greater", "less"}
         One-sided intervals have the bound 1 or −1 on the open side.
 
     Returns
     -------
-    (low, high, se_z)
+    low, high : float
+        The interval (NaN when n ≤ d or r is not finite).
+    se_z : float
+        The standard error on the z = atanh(r) scale.
+
+    References
+    ----------
+    Fisher, R. A. (1921). Metron 1, 3–32. Fieller, E. C., Hartley, H. O. & Pearson, E. S. (1957).
+    Biometrika 44, 470–481. Bonett, D. G. & Wright, T. A. (2000). Psychometrika 65, 23–28. The
+    Pearson interval equals R's ``cor.test`` and ``pingouin.compute_esci`` (tests/test_correlation.py).
+
+    Examples
+    --------
+    >>> low, high, se = fisher_z_interval(0.5, 50)
+    >>> round(low, 4), round(high, 4), round(se, 4)   # R's cor.test formula: tanh(atanh(r) ± 1.96/sqrt(n − 3))
+    (0.2575, 0.6833, 0.1459)
+    >>> [round(v, 4) for v in fisher_z_interval(0.5, 50, method="kendall")[:2]]
+    [0.3437, 0.6294]
     """
     if method not in FISHER_SE:
         raise ValueError(f"method must be one of {tuple(FISHER_SE)}, got {method!r}")
@@ -384,7 +404,7 @@ def fisher_z_interval(r, n, *, method="pearson", confidence_level=0.95, alternat
     raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
 
 
-def _scipy_test(method, x, y, alternative):
+def _scipy_pvalue(method, x, y, alternative):
     """The coefficient and its iid test p-value from scipy (H0: no association)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -401,8 +421,10 @@ def _scipy_test(method, x, y, alternative):
 # public API
 # --------------------------------------------------------------------------------------------
 
-def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="bca", n_resamples=2000,
-                      confidence_level=0.95, rng=None, samples=None, alternative="two-sided"):
+def score_correlation(x, y=None, *, method: str = "pearson", cluster=None,
+                      ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
+                      confidence_level: float = 0.95, rng: None | int | np.random.Generator = None,
+                      samples: None | str | int = None, alternative: str = "two-sided") -> Estimate | ResultSet:
     """Item-level correlation of two raters' scores (human vs judge), with an interval.
 
     Parameters
@@ -417,12 +439,17 @@ def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="b
         Pearson's r, Spearman's rho, Kendall's tau-b, or all three (from the same replicates).
     cluster : array-like or str, optional
         Cluster id (prompt, topic) of each item, or a column of the Paired: resample clusters.
-    ci_method : {"bca", "percentile", "basic", "analytic"}
-        Bootstrap interval (:mod:`metaeval.resample`), or the Fisher-z interval with the variance
-        proper to each coefficient (iid items only).
+    ci_method : {"bca", "percentile", "basic", "analytic"} or None
+        Bootstrap interval (:mod:`metaeval.core.resample`; default
+        :data:`~metaeval.core.resample.DEFAULT_CI_METHOD`), the Fisher-z interval with the variance
+        proper to each coefficient (``"analytic"``, iid items only), or ``None``: the point
+        estimate only (no resampling; the p-value is scipy's for iid items, None with ``cluster``).
     n_resamples : int
+        Bootstrap resamples (default :data:`~metaeval.core.resample.DEFAULT_N_RESAMPLES`).
     confidence_level : float
+        The interval's coverage, in (0, 1).
     rng : None, int or numpy.random.Generator
+        Seeds the bootstrap (the seed is reported with the estimate).
     samples : {None, "mean", "median"} or int
         How a 2-D (items × samples) ``x`` or ``y`` becomes one score per item: the mean of the
         non-missing samples (default), their median, or one sample column (by position).
@@ -436,9 +463,11 @@ def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="b
     Estimate, or ResultSet for ``method="all"``
         ``statistic`` is ``pearson_r``, ``spearman_rho`` or ``kendall_tau_b``. ``pvalue`` is
         scipy's test of no association (``pearsonr``, ``spearmanr``, ``kendalltau``; iid items),
-        or, with ``cluster``, the cluster-bootstrap p-value (twice the smaller tail share of the
+        or, with ``cluster``, the engine's bootstrap p-value
+        (:func:`~metaeval.core.resample.bootstrap_pvalue`: twice the smaller tail share of the
         replicates beyond 0; 0 means below 1/n_resamples). For analytic intervals ``se`` is the
-        delta-method SE (1 − r²)·SE(z) and ``extra["se_z"]`` the SE on the z scale.
+        delta-method SE (1 − r²)·SE(z) and ``extra["se_z"]`` the SE on the z scale. Bootstrap
+        interval ends are clipped to [−1, 1].
 
     Notes
     -----
@@ -489,17 +518,33 @@ def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="b
 
     Examples
     --------
-    >>> import numpy as np, metaeval.correlation as mc
-    >>> human = [1, 2, 2, 3, 3, 4, 4, 5, 5, 3]
-    >>> judge = [[1, 2, 1], [2, 2, 3], [3, 2, 2], [3, 3, 4], [2, 3, 3], [4, 5, 4], [4, 4, np.nan],
-    ...          [5, 4, 5], [5, 5, 5], [3, 4, 3]]
-    >>> res = mc.score_correlation(human, judge, method="pearson", ci_method="analytic")
+    Human scores against the mean of three judge samples on the bundled Prometheus-Vision-like
+    rubric data (1–5), with prompts as clusters:
+
+    >>> import metaeval as me
+    >>> s = me.datasets.load("rubric_like").scores
+    >>> human = s[s["rater"] == "human"].set_index("item_id")["score"]
+    >>> judge = me.mean_of_samples(s[s["rater"] == "judge"], item="item_id", sample="sample", score="score",
+    ...                            keep=["prompt_id"])
+    >>> r = me.score_correlation(human, judge["score"], cluster=judge["prompt_id"], rng=0)
+    >>> print(r)
+    pearson_r = 0.6395, 95% bca CI [0.6030, 0.6745], p = 0 (n = 900, clusters: 300)
+    >>> round(me.score_correlation(human, judge["score"], method="spearman", ci_method=None).estimate, 4)
+    0.6375
+
+    Items × samples arrays are averaged per item before correlating:
+
+    >>> import numpy as np
+    >>> h = [1, 2, 2, 3, 3, 4, 4, 5, 5, 3]
+    >>> j = [[1, 2, 1], [2, 2, 3], [3, 2, 2], [3, 3, 4], [2, 3, 3], [4, 5, 4], [4, 4, np.nan],
+    ...      [5, 4, 5], [5, 5, 5], [3, 4, 3]]
+    >>> res = me.score_correlation(h, j, method="pearson", ci_method="analytic")
     >>> round(res.estimate, 4), [round(v, 4) for v in res.ci]
     (0.9809, [0.9185, 0.9956])
     """
     methods = _check_method(method)
-    if ci_method not in ("bca", "percentile", "basic", "analytic"):
-        raise ValueError(f"ci_method must be 'bca', 'percentile', 'basic' or 'analytic', got {ci_method!r}")
+    if ci_method is not None and ci_method not in (*CI_METHODS, "analytic"):
+        raise ValueError(f"ci_method must be 'bca', 'percentile', 'basic', 'analytic' or None, got {ci_method!r}")
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
     if not 0 < confidence_level < 1:
@@ -515,67 +560,65 @@ def score_correlation(x, y=None, *, method="pearson", cluster=None, ci_method="b
                "one rater gives every item the same score (zero variance)")
         warnings.warn(f"score_correlation is undefined: {why}", UndefinedStatisticWarning, stacklevel=2)
         nan = float("nan")
-        ests = [Estimate(_STAT_NAMES[m], nan, ConfidenceInterval(nan, nan, confidence_level, ci_method), n=n,
-                         unit="none" if ci_method == "analytic" else ("clusters" if cl is not None else "items"),
+        ests = [Estimate(_STAT_NAMES[m], nan, ConfidenceInterval(nan, nan, confidence_level, ci_method or "none"),
+                         n=n, unit="none" if ci_method == "analytic" else ("clusters" if cl is not None else "items"),
                          extra=dict(info)) for m in methods]
         return _wrap(ests, method)
 
-    tests = {m: _scipy_test(m, xv, yv, alternative) for m in methods}
+    tests = {m: _scipy_pvalue(m, xv, yv, alternative) for m in methods}
     if ci_method == "analytic":
-        ests = []
-        small = []
-        for m in methods:
-            r, p = tests[m]
-            lo, hi, se_z = fisher_z_interval(r, n, method=m, confidence_level=confidence_level,
-                                             alternative=alternative)
-            if np.isnan(se_z):
-                small.append(m)
-            c, d = FISHER_SE[m]
-            ests.append(Estimate(_STAT_NAMES[m], r, ConfidenceInterval(lo, hi, confidence_level, "analytic"),
-                                 se=float((1 - r * r) * se_z), pvalue=p, n=n, unit="none", n_units=n,
-                                 extra={**info, "se_z": se_z, "z": float(np.arctanh(r)) if abs(r) < 1 else
-                                        float(np.sign(r) * np.inf),
-                                        "se_formula": f"sqrt({c:g}/(n - {d}))"}))
-        if small:
-            warnings.warn(f"too few pairs (n = {n}) for the Fisher-z interval of {', '.join(small)}",
-                          SmallSampleWarning, stacklevel=2)
-        if "kendall" in methods:
-            share = _tied_pair_share(xv, yv)
-            if share > TIE_WARN_SHARE:
-                warnings.warn(f"{share:.0%} of the item pairs are tied in x or y: the Fieller variance "
-                              "0.437/(n − 4) assumes untied scores, and with this many ties the Kendall "
-                              "tau-b interval is too narrow; use ci_method='bca' or 'percentile'",
-                              MetaevalWarning, stacklevel=2)
-        return _wrap(ests, method)
+        return _wrap(_fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative), method)
 
     cells = _Cells(xv, yv, cl)
     if methods == ["pearson"]:
         units = cells.moment_units()
         kernel = _moment_pearson
     else:
-        _check_rank_size(cells, methods)
-        units = cells.cell_units()
+        if ci_method is not None:
+            _check_rank_size(cells, methods)
+            units = cells.cell_units()
+        else:  # no resampling: the point estimates need no size limit (nor per-cluster tables)
+            units = Units(np.eye(cells.d), cells.counts, kind="clusters" if cl is not None else "items")
         kernel = _RankKernel(cells, methods)
-    res = bootstrap(kernel, units, n_resamples=n_resamples, ci_method=ci_method,
-                    confidence_level=confidence_level, rng=rng, alternative=alternative)
+    res = bootstrap(kernel, units, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
+                    rng=rng, alternative=alternative, bounds=(-1.0, 1.0))
+    if cl is None:
+        pvals, pmethod = [tests[m][1] for m in methods], [_SCIPY_PVALUE[m] for m in methods]
+    else:
+        pvals, pmethod = res.pvalue(0.0), ["cluster bootstrap"] * len(methods)
+    if ci_method is None and cl is not None:
+        res.n_units = cells.n_clusters  # the clusters, not the cells the point estimate was summed over
+    extra = [{**info, "pvalue_method": pm, "n_distinct_x": cells.l1, "n_distinct_y": cells.l2} for pm in pmethod]
+    return _wrap(res.estimates([_STAT_NAMES[m] for m in methods], n=n, pvalues=pvals, extra=extra), method)
+
+
+def _fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative) -> list[Estimate]:
+    """The analytic (Fisher-z) estimates of :func:`score_correlation`, with its small-sample and tie warnings."""
+    n = len(xv)
     ests = []
-    for j, m in enumerate(methods):
-        if cl is None:
-            pval, pmethod = tests[m][1], _SCIPY_TEST[m]
-        else:
-            pval, pmethod = _boot_pvalue(res.replicates[:, j], alternative), "cluster bootstrap"
-        lo, hi = float(res.low[j]), float(res.high[j])
-        lo = -1.0 if lo == -np.inf else lo
-        hi = 1.0 if hi == np.inf else hi
-        ests.append(Estimate(
-            statistic=_STAT_NAMES[m], estimate=float(res.theta_hat[j]),
-            ci=ConfidenceInterval(lo, hi, confidence_level, ci_method),
-            se=float(res.se[j]), bias=float(res.bias[j]), pvalue=pval, n=n, unit=res.unit,
-            n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
-            replicates=None if res.replicates is None else res.replicates[:, j],
-            extra={**info, "z0": float(res.z0[j]), "a": float(res.accel[j]), "n_nan_replicates": int(res.n_nan[j]),
-                   "pvalue_method": pmethod, "n_distinct_x": cells.l1, "n_distinct_y": cells.l2, **res.extra}))
-    return _wrap(ests, method)
+    small = []
+    for m in methods:
+        r, p = tests[m]
+        lo, hi, se_z = fisher_z_interval(r, n, method=m, confidence_level=confidence_level, alternative=alternative)
+        if np.isnan(se_z):
+            small.append(m)
+        c, d = FISHER_SE[m]
+        ests.append(Estimate(_STAT_NAMES[m], r, ConfidenceInterval(lo, hi, confidence_level, "analytic"),
+                             se=float((1 - r * r) * se_z), pvalue=p, n=n, unit="none", n_units=n,
+                             extra={**info, "se_z": se_z, "z": float(np.arctanh(r)) if abs(r) < 1 else
+                                    float(np.sign(r) * np.inf),
+                                    "se_formula": f"sqrt({c:g}/(n - {d}))"}))
+    if small:
+        warnings.warn(f"too few pairs (n = {n}) for the Fisher-z interval of {', '.join(small)}",
+                      SmallSampleWarning, stacklevel=3)
+    if "kendall" in methods:
+        share = _tied_pair_share(xv, yv)
+        if share > TIE_WARN_SHARE:
+            warnings.warn(f"{share:.0%} of the item pairs are tied in x or y: the Fieller variance "
+                          "0.437/(n − 4) assumes untied scores, and with this many ties the Kendall "
+                          "tau-b interval is too narrow; use ci_method='bca' or 'percentile'",
+                          MetaevalWarning, stacklevel=3)
+    return ests
 
 
 def _tied_pair_share(x, y) -> float:
@@ -616,20 +659,8 @@ def _check_rank_size(cells: _Cells, methods):
                          f"(limit {MAX_CELL_TYPES})", fix=fix)
 
 
-def _boot_pvalue(reps, alternative):
-    reps = reps[~np.isnan(reps)]
-    if len(reps) == 0:
-        return float("nan")
-    lo = float((reps <= 0).mean())
-    hi = float((reps >= 0).mean())
-    if alternative == "greater":
-        return lo
-    if alternative == "less":
-        return hi
-    return min(1.0, 2 * min(lo, hi))
-
-
-def mean_of_samples(df, *, item, score, sample=None, keep=()) -> pd.DataFrame:
+def mean_of_samples(df: pd.DataFrame, *, item: str, score: str, sample: str | None = None,
+                    keep: str | Sequence[str] = ()) -> pd.DataFrame:
     """Average repeated scores of each item (long form), before correlating them with another rater.
 
     Parameters
@@ -652,12 +683,24 @@ def mean_of_samples(df, *, item, score, sample=None, keep=()) -> pd.DataFrame:
         Indexed by item (sorted), with columns ``score`` (the mean of the item's non-missing
         scores), ``n_samples`` and the ``keep`` columns.
 
+    Raises
+    ------
+    InputError
+        A missing column, a non-numeric score, a missing item id, a repeated (item, sample) pair,
+        or a ``keep`` column that varies within an item.
+
+    References
+    ----------
+    A plain group mean (``pandas.DataFrame.groupby(item).mean()`` on the non-missing scores,
+    checked in tests/test_correlation.py). Averaging k samples raises the reliability of the score
+    (Spearman–Brown), so report ``n_samples`` with any correlation of the averages.
+
     Examples
     --------
-    >>> import pandas as pd, metaeval.correlation as mc
+    >>> import pandas as pd, metaeval as me
     >>> judge = pd.DataFrame({"item_id": ["a", "a", "a", "b", "b"], "sample": [1, 2, 3, 1, 2],
     ...                       "score": [3, 4, 4, 2, None]})
-    >>> out = mc.mean_of_samples(judge, item="item_id", sample="sample", score="score")
+    >>> out = me.mean_of_samples(judge, item="item_id", sample="sample", score="score")
     >>> out.index.tolist(), out["score"].round(4).tolist(), out["n_samples"].tolist()
     (['a', 'b'], [3.6667, 2.0], [3, 1])
     """
@@ -809,8 +852,9 @@ def _icc_table(Y, confidence_level):
     return rows, ms
 
 
-def icc(data, *, targets=None, raters=None, ratings=None, kind="ICC2", confidence_level=0.95,
-        nan_policy="raise"):
+def icc(data, *, targets: str | None = None, raters: str | None = None, ratings: str | None = None,
+        kind: str = "ICC2", confidence_level: float = 0.95, ci_method: str | None = "analytic",
+        nan_policy: str = "raise") -> Estimate | ResultSet:
     """Intraclass correlation (Shrout & Fleiss 1979) with its F test and F-based interval.
 
     Parameters
@@ -828,6 +872,11 @@ def icc(data, *, targets=None, raters=None, ratings=None, kind="ICC2", confidenc
         For a judge meant to stand in for a human, ICC2 (absolute agreement) is usually the
         question: ICC3 (consistency) ignores a judge that scores everything one point higher.
     confidence_level : float
+        The interval's coverage, in (0, 1) (any level: pingouin fixes 95%).
+    ci_method : {"analytic"} or None
+        ``"analytic"`` (default): the F-based interval. ``None``: the point estimate only (NaN
+        interval, method ``"none"``); the F test's p-value is still reported. Nothing is resampled
+        either way.
     nan_policy : {"raise", "omit"}
         ``"omit"`` leaves out targets lacking a rating from some rater (listwise, as pingouin does).
 
@@ -866,13 +915,24 @@ def icc(data, *, targets=None, raters=None, ratings=None, kind="ICC2", confidenc
 
     Examples
     --------
-    >>> import numpy as np, metaeval.correlation as mc
+    Shrout & Fleiss's (1979) example (6 targets, 4 judges):
+
+    >>> import numpy as np, metaeval as me
     >>> sf = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
-    >>> [round(e.estimate, 2) for e in mc.icc(sf, kind="all")]
+    >>> [round(e.estimate, 2) for e in me.icc(sf, kind="all")]
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
+
+    The human and the first judge sample of the bundled rubric data, in long form:
+
+    >>> s = me.datasets.load("rubric_like").scores
+    >>> pair = s[(s["rater"] == "human") | (s["sample"] == 1)]
+    >>> print(me.icc(pair, targets="item_id", raters="rater", ratings="score"))
+    icc2 = 0.5968, 95% analytic CI [0.5529, 0.6374], p = 5.573e-89 (n = 900)
     """
     if not 0 < confidence_level < 1:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    if ci_method not in ("analytic", None):
+        raise ValueError(f"ci_method must be 'analytic' or None (the ICC's interval is F-based), got {ci_method!r}")
     if isinstance(kind, str) and kind.lower() == "all":
         kinds = list(ICC_KINDS)
     else:
@@ -890,8 +950,10 @@ def icc(data, *, targets=None, raters=None, ratings=None, kind="ICC2", confidenc
     ests = []
     for kd in kinds:
         val, f, d1, d2, p, lo, hi = rows[kd]
+        if ci_method is None:
+            lo = hi = float("nan")
         ests.append(Estimate(kd.lower(), float(val), ConfidenceInterval(float(lo), float(hi), confidence_level,
-                                                                        "analytic"),
+                                                                        ci_method or "none"),
                              pvalue=float(p), n=n, unit="none", n_units=n,
                              extra={"type": ICC_KINDS[kd][0], "description": ICC_KINDS[kd][1], "F": float(f),
                                     "df1": int(d1), "df2": int(d2), "k": k, "n_omitted": n_omitted,
