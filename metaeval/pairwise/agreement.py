@@ -260,11 +260,11 @@ def agreement_result(name, res, names, pooled, specs, comp, policy, n_inv, group
 
 
 def pairwise_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, tie_rule: str | list = "all",
-                       invalid: str = "drop", fdt_plain_tie: str = "tie", duplicates: str = "error", by=None,
+                       invalid: str = "drop", fdt_plain_tie: str = "tie", duplicates: str = "error", by: str | Sequence | None = None,
                        cluster: str | None = "item_id", item: str = "item_id", model_a: str = "model_a",
                        model_b: str = "model_b", outcome: str = "outcome", ci_method: str | None = DEFAULT_CI_METHOD,
                        n_resamples: int = DEFAULT_N_RESAMPLES, confidence_level: float = 0.95,
-                       rng=None) -> PairwiseResult:
+                       rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Agreement of a candidate (judge) with a reference (human) on the same battles, per tie rule.
 
     Battles are matched on (item, unordered model pair); a reference verdict given with the models
@@ -373,12 +373,12 @@ def _harmonic_mean_fn(pos, rules):
     return hm
 
 
-def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, unseen_models=None,
+def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, unseen_models: Sequence[str] | None = None,
                           tie_rule: str | list = "all", invalid: str = "drop", fdt_plain_tie: str = "tie",
                           duplicates: str = "error", cluster: str | None = "item_id", item: str = "item_id",
                           model_a: str = "model_a", model_b: str = "model_b", outcome: str = "outcome",
                           ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
-                          confidence_level: float = 0.95, rng=None) -> PairwiseResult:
+                          confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Agreement on battles between seen models, on battles with an unseen model, and their harmonic mean.
 
     As OpenING reports it: a battle is *unseen* when either model is unseen (not in the judge's
@@ -491,7 +491,7 @@ def inter_rater_agreement(battles: pd.DataFrame, *, rater: str = "judge", tie_ru
                           item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
                           outcome: str = "outcome", ci_method: str | None = DEFAULT_CI_METHOD,
                           n_resamples: int = DEFAULT_N_RESAMPLES, confidence_level: float = 0.95,
-                          rng=None) -> PairwiseResult:
+                          rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Agreement between raters on the battles they judged in common: the human ceiling.
 
     For every pair of raters (values of the ``rater`` column) that share battles, the agreement,

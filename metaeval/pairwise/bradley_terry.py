@@ -24,6 +24,7 @@ bootstrap replicate refits by Newton's method with a line search, batched over r
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -253,9 +254,9 @@ def _check_bt_options(tie_rule, ties, scale, invalid, ridge):
 
 def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "half", position_effect: bool = False,
                   scale: str = "logit", anchor: str | None = None, invalid: str = "drop", judge: str | None = None,
-                  ridge: float = 0.0, cluster="item_id", item: str = "item_id", model_a: str = "model_a",
+                  ridge: float = 0.0, cluster: str | Sequence | None = "item_id", item: str = "item_id", model_a: str = "model_a",
                   model_b: str = "model_b", outcome: str = "outcome", ci_method: str | None = MODEL_CI_METHOD,
-                  n_resamples: int = MODEL_N_RESAMPLES, confidence_level: float = 0.95, rng=None) -> PairwiseResult:
+                  n_resamples: int = MODEL_N_RESAMPLES, confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Bradley–Terry strengths by maximum likelihood, with bootstrap intervals (items resampled).
 
     P(i beats j) = σ(θ_i − θ_j [+ h if i is shown first]); with Davidson (1970) ties,

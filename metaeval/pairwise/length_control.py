@@ -19,6 +19,8 @@ batched over replicates.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -277,11 +279,11 @@ def _shared_length_rows(out, res, models, a, b, y, jkey):
 
 def length_controlled_win_rate(battles: pd.DataFrame, *, baseline: str | None = None, length_a: str = "length_a",
                                length_b: str = "length_b", preference: str | None = None, tie_rule: str = "tie_half",
-                               instruction_difficulty=None, invalid: str = "drop", judge: str | None = None,
-                               cluster="item_id", item: str = "item_id", model_a: str = "model_a",
+                               instruction_difficulty: str | Mapping | None = None, invalid: str = "drop", judge: str | None = None,
+                               cluster: str | Sequence | None = "item_id", item: str = "item_id", model_a: str = "model_a",
                                model_b: str = "model_b", outcome: str = "outcome",
                                ci_method: str | None = MODEL_CI_METHOD, n_resamples: int = MODEL_N_RESAMPLES,
-                               confidence_level: float = 0.95, rng=None) -> PairwiseResult:
+                               confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Length-controlled win rate: the predicted win rate when both answers have the same length.
 
     In the spirit of AlpacaEval's length-controlled GLM (Dubois et al. 2024, arXiv:2404.04475):

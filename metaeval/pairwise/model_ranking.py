@@ -121,7 +121,7 @@ def model_rank_correlation(reference: pd.DataFrame, candidate: pd.DataFrame, *, 
                            item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
                            outcome: str = "outcome", ci_method: str | None = MODEL_CI_METHOD,
                            n_resamples: int = MODEL_N_RESAMPLES, confidence_level: float = 0.95,
-                           rng=None) -> PairwiseResult:
+                           rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Kendall's τ_b and Spearman's ρ between a reference's and a candidate's rankings of the models.
 
     Parameters

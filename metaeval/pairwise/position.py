@@ -12,6 +12,8 @@ Three views, each from its own sufficient statistics on the same resampling unit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -116,10 +118,10 @@ def _same_position_twice(comp, invalid, rs):
 
 
 def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invalid: str = "drop",
-                  fdt_plain_tie: str = "tie", judge: str | None = None, cluster="item_id", item: str = "item_id",
+                  fdt_plain_tie: str = "tie", judge: str | None = None, cluster: str | Sequence | None = "item_id", item: str = "item_id",
                   model_a: str = "model_a", model_b: str = "model_b", outcome: str = "outcome",
                   ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
-                  confidence_level: float = 0.95, rng=None) -> PairwiseResult:
+                  confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """How much the verdict depends on the order of presentation.
 
     * ``first_position_win_rate``: the win rate of whichever answer is shown first, under each tie

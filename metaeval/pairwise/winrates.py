@@ -10,6 +10,7 @@ and models come from the same replicates.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -136,10 +137,10 @@ def _counts_extra(c):
 
 def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: str | None = None,
               invalid: str = "drop", fdt_plain_tie: str = "zero", judge: str | None = None,
-              preference: str | None = None, swap_rule: str | None = None, cluster="item_id",
+              preference: str | None = None, swap_rule: str | None = None, cluster: str | Sequence | None = "item_id",
               item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b", outcome: str = "outcome",
               ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
-              confidence_level: float = 0.95, rng=None) -> PairwiseResult:
+              confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Win rate of every model under OpenING's tie rules (and AlpacaEval's soft preference).
 
     Parameters
@@ -268,10 +269,10 @@ def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: 
 
 def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid: str = "drop",
                  fdt_plain_tie: str = "zero", judge: str | None = None, preference: str | None = None,
-                 cluster="item_id", item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
+                 cluster: str | Sequence | None = "item_id", item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
                  outcome: str = "outcome", ci_method: str | None = DEFAULT_CI_METHOD,
                  n_resamples: int = DEFAULT_N_RESAMPLES, confidence_level: float = 0.95,
-                 rng=None) -> PairwiseResult:
+                 rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """Win rate of every model against every opponent (the head-to-head matrix), with intervals.
 
     Parameters
