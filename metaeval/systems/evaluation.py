@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -154,11 +154,30 @@ def _parse_one(m):
 def parse_measures(measures) -> list:
     """ir-measures ``Measure`` values from strings, measures, or a sequence of them (duplicates removed).
 
-    Accepts ir-measures syntax (``"nDCG@10"``, ``"AP(rel=2)"``, ``"nDCG(judged_only=True)@10"``) and
-    a trec_eval name that stands for one measure (``"ndcg_cut_10"``, ``"map"``, ``"P_10"``,
-    ``"recip_rank"``). Raises :class:`metaeval.InputError` for anything else.
+    Parameters
+    ----------
+    measures : str, ir_measures measure, or a sequence of them
+        ir-measures syntax (``"nDCG@10"``, ``"AP(rel=2)"``, ``"nDCG(judged_only=True)@10"``) or a
+        trec_eval name that stands for one measure (``"ndcg_cut_10"``, ``"map"``, ``"P_10"``,
+        ``"recip_rank"``).
 
-    >>> [str(m) for m in parse_measures(["nDCG@10", "map", "P(rel=2)@10"])]
+    Returns
+    -------
+    list of ir_measures measures
+        In the order given, each once.
+
+    Raises
+    ------
+    InputError
+        For an unknown or invalid measure, or an empty list.
+
+    References
+    ----------
+    ``ir_measures.parse_measure`` and ``ir_measures.parse_trec_measure`` (https://ir-measur.es).
+
+    Examples
+    --------
+    >>> [str(m) for m in parse_measures(["nDCG@10", "map", "P(rel=2)@10", "ndcg_cut_10"])]
     ['nDCG@10', 'AP', 'P(rel=2)@10']
     """
     ir = _ir()
@@ -234,6 +253,25 @@ def _fast_spec(m):
 def has_fast_path(measure) -> bool:
     """Whether :func:`system_scores` computes ``measure`` with its vectorized path (else ir-measures).
 
+    Parameters
+    ----------
+    measure : str or ir_measures measure
+        As for :func:`parse_measures` (one measure).
+
+    Returns
+    -------
+    bool
+        True for the measures the fast path covers: nDCG (with or without ``gains=``), P, R,
+        Success, RR, AP (each with ``rel=``, a cutoff or ``judged_only=`` where the measure has
+        them) and Judged.
+
+    References
+    ----------
+    The fast path's values equal pytrec_eval's bit for bit (tests/test_evaluation.py, against
+    ``ir_measures.iter_calc``).
+
+    Examples
+    --------
     >>> has_fast_path("nDCG@10"), has_fast_path("RR@10")
     (True, False)
     """
@@ -288,7 +326,28 @@ class ScoreReport:
     settings: dict = field(default_factory=dict)
 
     def count(self, issue: str, system: str | None = None) -> int:
-        """Total count of an issue (optionally for one system)."""
+        """Total count of an issue (optionally for one system).
+
+        Parameters
+        ----------
+        issue : str
+            A key of :data:`ISSUES` (``"score_tie"``, ``"nan_score"``, ``"missing_topic"`` ...).
+        system : str, optional
+            Count only this system's occurrences.
+
+        Returns
+        -------
+        int
+            0 when the issue did not occur.
+
+        Examples
+        --------
+        >>> from metaeval import datasets
+        >>> d = datasets.load("trec_dl_like")
+        >>> rep = system_scores(d.qrels_human, d.runs, "nDCG@10").report
+        >>> rep.count("score_tie", system="run_07"), rep.count("nan_score")
+        (18, 0)
+        """
         d = self.details
         mask = d["issue"].to_numpy() == issue
         if system is not None:
@@ -298,11 +357,23 @@ class ScoreReport:
     def to_frame(self) -> pd.DataFrame:
         """Summary: ``source, issue, count, n_systems, n_topics, handling``, one row per issue found.
 
-        ``count`` is rows for row-level issues (``nan_score``, ``duplicate_doc``, ``unjudged_topic`` ...),
-        adjacent pairs for ``score_tie``, scores for ``float32_tie`` (distinct float64 values that
-        float32 merges), (query, doc) keys for the qrels issues, (system, topic) cells for
-        ``missing_topic``/``missing_cell``/``rank_order_differs``, and topics for the topic issues.
-        ``n_systems`` and ``n_topics`` say how many systems and topics are concerned.
+        Returns
+        -------
+        pandas.DataFrame
+            ``count`` is rows for row-level issues (``nan_score``, ``duplicate_doc``,
+            ``unjudged_topic`` ...), adjacent pairs for ``score_tie``, scores for ``float32_tie``
+            (distinct float64 values that float32 merges), (query, doc) keys for the qrels issues,
+            (system, topic) cells for ``missing_topic``/``missing_cell``/``rank_order_differs``, and
+            topics for the topic issues. ``n_systems`` and ``n_topics`` say how many systems and
+            topics are concerned; ``handling`` what was done (:data:`ISSUES`).
+
+        Examples
+        --------
+        >>> from metaeval import datasets
+        >>> d = datasets.load("trec_dl_like")
+        >>> f = system_scores(d.qrels_human, d.runs, "nDCG@10").report.to_frame()
+        >>> f[["issue", "count", "n_systems", "n_topics"]].values.tolist()
+        [['score_tie', 36, 2, 12], ['rank_order_differs', 12, 2, 12]]
         """
         d = self.details
         if not len(d):
@@ -319,7 +390,26 @@ class ScoreReport:
                                else s.map({k: i for i, k in enumerate(_SOURCES)})).reset_index(drop=True)
 
     def for_system(self, system: str) -> pd.DataFrame:
-        """The detail rows of one system."""
+        """The detail rows of one system.
+
+        Parameters
+        ----------
+        system : str
+            A run name.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of :attr:`details` for that system (``source, system, query_id, issue, count``).
+
+        Examples
+        --------
+        >>> from metaeval import datasets
+        >>> d = datasets.load("trec_dl_like")
+        >>> rep = system_scores(d.qrels_human, d.runs, "nDCG@10").report
+        >>> rep.for_system("run_07")["issue"].value_counts().to_dict()
+        {'rank_order_differs': 6, 'score_tie': 6}
+        """
         return self.details.loc[self.details["system"] == system].reset_index(drop=True)
 
     def __str__(self) -> str:
@@ -401,6 +491,42 @@ class SystemScores:
         What was dropped or changed, and why.
     backends : dict
         Measure → ``"fast"``, ``"ir_measures"`` or ``"table"``: how it was computed.
+
+    Parameters
+    ----------
+    matrices : dict
+        Measure name → systems × topics array of per-topic scores (NaN: no score).
+    systems, topics : sequence of str
+        Row and column names of every matrix.
+    judged_topics : sequence of str, optional
+        The topics the qrels judge (default: ``topics``).
+    judged : pandas.DataFrame, optional
+        Judged@k per system (default: no columns).
+    report : ScoreReport, optional
+        Default: an empty report.
+    backends : dict, optional
+        Measure → how it was computed (default ``"table"``).
+    aliases : dict, optional
+        Other names of the measures (e.g. the trec_eval names of a score table) → measure name.
+    name : str
+        A label (e.g. the qrels' name).
+
+    Notes
+    -----
+    Users get these from :func:`system_scores` and :func:`scores_from_table`; the constructor is
+    for building one from matrices computed elsewhere.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> s = me.system_scores(d.qrels_human, d.runs, ["nDCG@10", "AP"])
+    >>> s
+    SystemScores(30 systems x 40 topics; measures: nDCG@10, AP)
+    >>> s.systems[:2], s.topics[:2], s.judged.loc["run_01"].tolist()
+    (('run_01', 'run_02'), ('1005491', '1005582'), [0.9825, 0.888])
+    >>> SystemScores({"P@10": [[0.5, 0.1], [0.3, 0.2]]}, ["a", "b"], ["q1", "q2"]).means().tolist()
+    [0.3, 0.25]
     """
 
     def __init__(self, matrices: dict, systems, topics, *, judged_topics=None, judged=None, report=None,
@@ -484,6 +610,27 @@ class SystemScores:
             Restrict to these topics (all must be in :attr:`topics`).
         systems : sequence of str, optional
             Restrict to these systems.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``system``, columns ``query_id`` (both sorted).
+
+        Raises
+        ------
+        InputError
+            For an unknown measure (or none given when there are several), topics or systems.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> s = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+        >>> s.matrix(systems=["run_01", "run_02"], topics=["1005491", "1005582"]).round(4)
+        query_id  1005491  1005582
+        system
+        run_01     0.8319   0.6780
+        run_02     0.7805   0.7227
         """
         key = self._resolve(measure)
         ti, tnames = self._topic_index(topics)
@@ -493,7 +640,26 @@ class SystemScores:
                             columns=pd.Index(tnames, name="query_id", dtype="str"))
 
     def values(self, measure=None, *, topics=None, systems=None) -> np.ndarray:
-        """The matrix of :meth:`matrix` as a numpy array (a copy)."""
+        """The matrix of :meth:`matrix` as a numpy array (a copy).
+
+        Parameters
+        ----------
+        measure : str or ir_measures measure, optional
+            As for :meth:`matrix`.
+        topics, systems : sequence of str, optional
+            As for :meth:`matrix`.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (systems, topics)
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> me.system_scores(d.qrels_human, d.runs, ["nDCG@10", "AP"]).values("AP").shape
+        (30, 40)
+        """
         key = self._resolve(measure)
         ti, _ = self._topic_index(topics)
         si, _ = self._system_index(systems)
@@ -506,6 +672,30 @@ class SystemScores:
         same total get exactly the same mean, whatever the order of their topics: floating-point
         summation would otherwise split such ties by one ulp and change Kendall's tau-b (it does for
         two TREC DL 2020 runs under the binary GPT-4o qrels).
+
+        Parameters
+        ----------
+        measure : str or ir_measures measure, optional
+            As for :meth:`matrix`.
+        topics : sequence of str, optional
+            Average over these topics only.
+
+        Returns
+        -------
+        pandas.Series
+            Indexed by system, named after the measure.
+
+        References
+        ----------
+        trec_eval's ``all`` rows; NIST's official means of the TREC DL runs are reproduced in
+        tests/test_evaluation_realdata.py.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> me.system_scores(d.qrels_human, d.runs, "nDCG@10").means().head(3).round(4).tolist()
+        [0.8007, 0.7567, 0.8694]
         """
         m = self.matrix(measure, topics=topics)
         vals = []
@@ -516,6 +706,7 @@ class SystemScores:
 
     @property
     def frame(self) -> pd.DataFrame:
+        """The tidy ``system, query_id, measure, value`` frame (built on first use; see the class)."""
         if self._frame is None:
             parts = []
             S, T = len(self.systems), len(self.topics)
@@ -537,11 +728,46 @@ class SystemScores:
         return self._frame
 
     def to_frame(self) -> pd.DataFrame:
-        """The tidy ``system, query_id, measure, value`` frame (a copy)."""
+        """The tidy ``system, query_id, measure, value`` frame (a copy).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (system, topic, measure) with a value, sorted by measure (in the order
+            asked), system and topic; ``read_score_table`` and :func:`scores_from_table` read it back.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> f = me.system_scores(d.qrels_human, d.runs, "nDCG@10").to_frame()
+        >>> f.columns.tolist(), len(f)
+        (['system', 'query_id', 'measure', 'value'], 1200)
+        """
         return self.frame.copy()
 
     def subset(self, *, topics=None, systems=None) -> SystemScores:
-        """The same scores on fewer topics and/or systems (the report is kept; Judged@k is not recomputed)."""
+        """The same scores on fewer topics and/or systems (the report is kept; Judged@k is not recomputed).
+
+        Parameters
+        ----------
+        topics : sequence of str, optional
+            Keep these topics (all must be in :attr:`topics`).
+        systems : sequence of str, optional
+            Keep these systems.
+
+        Returns
+        -------
+        SystemScores
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> s = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+        >>> s.subset(topics=s.topics[:10], systems=["run_01", "run_02"])
+        SystemScores(2 systems x 10 topics; measures: nDCG@10)
+        """
         ti, tnames = self._topic_index(topics)
         si, snames = self._system_index(systems)
         return SystemScores({m: v[np.ix_(si, ti)] for m, v in self._matrices.items()}, snames, tnames,
@@ -1751,8 +1977,8 @@ def _map_gains(labels: np.ndarray, gains) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False, duplicates_map=None,
-                  topics="intersection", reference_qrels=None, missing_topics: str = "zero",
-                  judged_at=(10, 100), backend: str = "auto") -> SystemScores:
+                  topics: str | Sequence[str] = "intersection", reference_qrels=None, missing_topics: str = "zero",
+                  judged_at: int | Sequence[int] = (10, 100), backend: str = "auto") -> SystemScores:
     """Score every run on every topic under one qrels set, as trec_eval (via ir-measures) would.
 
     Parameters
@@ -1824,6 +2050,14 @@ def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False,
     against NIST's official nDCG@10 and nDCG@100 for the 159 TREC DL 2019–2021 passage runs.
     ir-measures' own Judged breaks score ties by doc id *ascending*; here Judged@k is computed on
     trec_eval's ranking, so that it describes the same top k as the other measures.
+
+    References
+    ----------
+    trec_eval (https://github.com/usnistgov/trec_eval) and ir-measures (MacAvaney, Macdonald &
+    Ounis, ECIR 2022): every per-topic value equals ``ir_measures.iter_calc``'s
+    (tests/test_evaluation.py); NIST's official nDCG@10 and nDCG@100 of the 159 TREC DL 2019–2021
+    passage runs are reproduced in tests/test_evaluation_realdata.py. Condensed evaluation: Sakai,
+    T. (2007). Alternatives to bpref. SIGIR 2007, 71–78.
 
     Examples
     --------
@@ -1898,7 +2132,8 @@ def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False,
                         report=report, backends=backends, aliases=aliases)
 
 
-def scores_from_table(table, *, measures=None, qrels_source=None, topics=None, systems=None) -> SystemScores:
+def scores_from_table(table, *, measures=None, qrels_source: str | Sequence[str] | None = None,
+                      topics: Sequence[str] | None = None, systems: Sequence[str] | None = None) -> SystemScores:
     """A :class:`SystemScores` from precomputed per-query scores (no qrels or runs needed).
 
     Parameters
@@ -1923,6 +2158,27 @@ def scores_from_table(table, *, measures=None, qrels_source=None, topics=None, s
         Topics are every topic with a value (for any system); a (system, topic) without a value is
         NaN in the matrices and counted in the report (``missing_cell``). ``.judged`` holds Judged@k
         means when the table has Judged measures.
+
+    Raises
+    ------
+    InputError
+        Several qrels sources without ``qrels_source=``, an unknown measure, no rows left after
+        the filters, or a (system, query_id, measure) with two different values.
+
+    References
+    ----------
+    ``trec_eval -q`` output format; tests/test_evaluation.py checks that a table written from
+    :func:`system_scores` reads back to the same matrices, and tests/test_ranking_realdata.py reads
+    SynDL's per-query results.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> table = me.system_scores(d.qrels_human, d.runs, ["nDCG@10", "AP"]).to_frame()
+    >>> s = scores_from_table(table, measures="map")          # the trec_eval name of AP
+    >>> s, s.means("AP").head(2).round(4).tolist()
+    (SystemScores(30 systems x 40 topics; measures: AP), [0.5803, 0.5539])
     """
     from ..data import io as mio
     det = _Details()
