@@ -21,6 +21,7 @@ import json
 import os
 import re
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -411,11 +412,22 @@ def read_qrels(source) -> pd.DataFrame:
         Wrong number of fields, a non-integer relevance, a header line, an empty file, binary data or
         bad encoding; the message names the file and the line.
 
+    References
+    ----------
+    The TREC qrels format as trec_eval reads it. tests/test_io.py covers the format's variants and
+    errors (each naming its line); tests/test_io_realdata.py reads the TREC DL 2019–2021, LLMJudge
+    and TREC RAG 2025 UMBRELA qrels and checks every row against its line and the label counts
+    against the data sets' PROVENANCE.md.
+
     Examples
     --------
     >>> import io
     >>> read_qrels(io.BytesIO(b"q1 0 msmarco_v2.1_doc_1#2_3 2\\n")).to_dict("records")
     [{'query_id': 'q1', 'doc_id': 'msmarco_v2.1_doc_1#2_3', 'relevance': 2}]
+    >>> import metaeval as me
+    >>> q = read_qrels(me.datasets.path("trec_dl_like") / "qrels.human.txt")
+    >>> q.dtypes.astype(str).tolist(), q["relevance"].value_counts().sort_index().tolist()
+    (['str', 'str', 'int64'], [4444, 1531, 948, 811])
     """
     if isinstance(source, pd.DataFrame):
         return _validate_frame(source, ("query_id", "doc_id", "relevance"), "qrels", integer=("relevance",))
@@ -440,12 +452,38 @@ def read_qrels(source) -> pd.DataFrame:
 def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
     """Read one TREC run (``query_id Q0 doc_id rank score tag``), plain or gzipped.
 
+    Parameters
+    ----------
+    source : path, open binary file, or DataFrame
+        A whitespace-separated run file (``.gz`` is read as gzip). A DataFrame with ``query_id,
+        doc_id, score`` is validated and returned as a copy (with ``run_id`` added when missing).
+    run_id : str, optional
+        The run's name, instead of the tag column.
+
     Returns
     -------
     pandas.DataFrame
         Columns ``query_id, doc_id`` (str), ``score`` (float64; a literal ``nan`` is kept as NaN and left
         for the evaluation to report), ``rank`` (int64), ``run_id`` (str, the tag column unless
-        ``run_id`` is given). File order is kept.
+        ``run_id`` is given). File order is kept; ``df.attrs["lines"]`` holds each row's line.
+
+    Raises
+    ------
+    InputError
+        Wrong number of fields, a non-numeric score or rank, a header line, an empty file, binary
+        data or bad encoding; the message names the file and the line.
+
+    References
+    ----------
+    The TREC run format as trec_eval reads it. tests/test_io.py (columns, dtypes, errors) and
+    tests/test_io_realdata.py (the official TREC DL runs, row by row against the files' lines).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> r = read_run(me.datasets.path("trec_dl_like") / "runs" / "run_01.txt.gz")
+    >>> r.columns.tolist(), len(r), r["run_id"].iloc[0]
+    (['query_id', 'doc_id', 'score', 'rank', 'run_id'], 4000, 'run_01')
     """
     if isinstance(source, pd.DataFrame):
         df = _validate_frame(source, ("query_id", "doc_id", "score"), "run")
@@ -471,8 +509,33 @@ def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
 def read_runs(sources) -> pd.DataFrame:
     """Read several runs: a list of paths, or a directory (every non-hidden file in it, sorted by name).
 
-    Returns one frame with the columns of :func:`read_run`. Two files with the same tag raise an
-    InputError (their rows would be merged silently otherwise).
+    Parameters
+    ----------
+    sources : path or sequence of paths
+        A directory of run files, one run file, or a list of them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One frame with the columns of :func:`read_run`, the files one after the other;
+        ``df.attrs["source"]`` lists the files.
+
+    Raises
+    ------
+    InputError
+        Two files with the same tag (their rows would be merged silently otherwise), an empty
+        directory or list, or any error of :func:`read_run`.
+
+    References
+    ----------
+    As :func:`read_run`; tests/test_io_realdata.py reads the 159 official TREC DL 2019–2021 runs.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> runs = read_runs(me.datasets.path("trec_dl_like") / "runs")
+    >>> runs["run_id"].nunique(), len(runs)
+    (30, 120000)
     """
     if isinstance(sources, (str, os.PathLike)) and Path(sources).is_dir():
         paths = sorted(p for p in Path(sources).iterdir() if p.is_file() and not p.name.startswith("."))
@@ -701,8 +764,8 @@ def _validate_frame(df: pd.DataFrame, cols, what: str, integer=()) -> pd.DataFra
     return _finish(out, "<DataFrame>", lines)
 
 
-def read_judgments(source, *, item="item_id", label="label", judge=None, format=None,
-                   numeric: bool = True) -> pd.DataFrame:
+def read_judgments(source, *, item: str | Sequence[str] = "item_id", label: str = "label", judge: str | None = None,
+                   format: str | None = None, numeric: bool = True) -> pd.DataFrame:
     """Read judgments (one row per judged item) from CSV, TSV, JSON, JSONL, Parquet or a DataFrame.
 
     Parameters
@@ -719,6 +782,8 @@ def read_judgments(source, *, item="item_id", label="label", judge=None, format=
     judge : str, optional
         A column naming who judged each row (renamed to ``judge``), or, if no such column exists, a
         constant judge name for every row.
+    format : {"csv", "tsv", "json", "jsonl", "parquet"}, optional
+        The table format, when the extension does not tell it.
     numeric : bool
         Labels must be numbers (default). With False, labels are kept as strings.
 
@@ -727,6 +792,27 @@ def read_judgments(source, *, item="item_id", label="label", judge=None, format=
     pandas.DataFrame
         The key column(s), ``label``, ``judge`` (if given), then every other column unchanged
         (response text or length, generator, flags, ...).
+
+    Raises
+    ------
+    InputError
+        A missing column, a non-numeric label (with ``numeric=True``), an empty id, or an unreadable
+        table; the message names the file, the line and the fix.
+
+    References
+    ----------
+    pandas' CSV/JSON/Parquet readers with explicit dtypes; tests/test_io.py (every format, errors
+    naming the line) and tests/test_io_fuzz.py (random malformed input raises an InputError).
+
+    Examples
+    --------
+    The ImageCLEF-like validation sample, keyed by (query, document), with the human's label:
+
+    >>> import metaeval as me
+    >>> v = read_judgments(me.datasets.path("imageclef_like") / "validation.csv",
+    ...                    item=("query_id", "doc_id"), label="human")
+    >>> v.columns.tolist(), len(v)
+    (['query_id', 'doc_id', 'label', 'judge', 'few_shot', 'refusal'], 202)
     """
     df, name, first = _read_table(source, format)
     keys = [item] if isinstance(item, str) else list(item)
@@ -769,8 +855,9 @@ def _normalize_outcomes(values: pd.Series, lines, name, column, mapping) -> pd.S
     return out.astype("str")
 
 
-def read_battles(source, *, item="item_id", model_a="model_a", model_b="model_b", outcome="outcome",
-                 judge="judge", outcomes: dict | None = None, format=None) -> pd.DataFrame:
+def read_battles(source, *, item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
+                 outcome: str = "outcome", judge: str = "judge", outcomes: dict | None = None,
+                 format: str | None = None) -> pd.DataFrame:
     """Read pairwise battles and normalize outcomes to ``A, B, tie, tie_a, tie_b`` (and ``invalid``).
 
     ``tie_a``/``tie_b`` are ties that lean to one side (OpenING's force-dividing tie). Parse failures
@@ -778,10 +865,42 @@ def read_battles(source, *, item="item_id", model_a="model_a", model_b="model_b"
     analysis to decide about; an empty outcome is missing (NaN). Unknown spellings raise an InputError
     listing them; map them with ``outcomes=``.
 
+    Parameters
+    ----------
+    source : path or DataFrame
+        The table (CSV, TSV, JSON, JSONL, Parquet, optionally gzipped), or a frame.
+    item, model_a, model_b, outcome : str
+        Column names of the item (prompt) id, the two models and the outcome.
+    judge : str
+        The column naming who judged each row; when there is no such column, a constant judge
+        name for every row.
+    outcomes : dict, optional
+        Extra spellings: value → one of :data:`OUTCOMES` (case and surrounding blanks ignored).
+    format : {"csv", "tsv", "json", "jsonl", "parquet"}, optional
+        The table format, when the extension does not tell it.
+
     Returns
     -------
     pandas.DataFrame
         ``item_id, model_a, model_b, judge, outcome`` and every other column unchanged.
+
+    Raises
+    ------
+    InputError
+        A missing column, an empty id, or an unknown outcome (listed with counts and the line of the
+        first).
+
+    References
+    ----------
+    OpenING's outcome labels (Zhou et al. 2024: A, B, tie, and ties leaning to A or B);
+    tests/test_io.py checks the normalization table and the errors.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> b = read_battles(me.datasets.path("battles_like") / "battles.csv")
+    >>> b.columns[:5].tolist(), b["outcome"].value_counts().to_dict()
+    (['item_id', 'model_a', 'model_b', 'judge', 'outcome'], {'A': 554, 'B': 470, 'tie': 179, 'tie_b': 79, 'tie_a': 69, 'invalid': 8})
     """
     df, name, first = _read_table(source, format)
     _require_columns(df, [item, model_a, model_b, outcome], name, "battles",
@@ -807,14 +926,53 @@ _SCORE_ALIASES = {"system": ("system", "run_id", "run", "runid", "system_id"),
                   "value": ("value", "score")}
 
 
-def read_score_table(source, *, system: str | None = None, format=None, keep_all: bool = False) -> pd.DataFrame:
+def read_score_table(source, *, system: str | None = None, format: str | None = None,
+                     keep_all: bool = False) -> pd.DataFrame:
     """Read per-query scores: ``trec_eval -q`` output, or a table ``system, query_id, measure, value``.
 
     ``trec_eval -q`` output has three whitespace-separated fields ``measure query_id value``; its
     ``runid`` line names the system (or pass ``system=``). Tables may use the common aliases
     (``run_id``/``run``, ``qid``/``topic``, ``metric``); other columns (e.g. ``qrels_source``) are kept.
-    Rows with ``query_id == "all"`` are trec_eval's own averages: they are dropped unless
-    ``keep_all=True``, and their count is in ``df.attrs["dropped_all_rows"]``.
+
+    Parameters
+    ----------
+    source : path, open binary file, or DataFrame
+        ``trec_eval -q`` output (any name without a table extension) or a table.
+    system : str, optional
+        The system's name when the file has no ``runid`` line (default: the file name) or holds
+        several; for a table without a system column, the name of every row.
+    format : {"csv", "tsv", "json", "jsonl", "parquet"}, optional
+        Read as a table in this format.
+    keep_all : bool
+        Rows with ``query_id == "all"`` are trec_eval's own averages: they are dropped unless
+        ``keep_all=True``, and their count is in ``df.attrs["dropped_all_rows"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, query_id, measure`` (str), ``value`` (float64), then any other column of a table.
+        Measure names are kept as written (:func:`metaeval.scores_from_table` maps trec_eval names
+        to ir-measures').
+
+    Raises
+    ------
+    InputError
+        A malformed line, a non-numeric value, several ``runid`` lines without ``system=``, or a
+        table without the needed columns.
+
+    References
+    ----------
+    trec_eval's ``-q`` output format. tests/test_io.py; tests/test_io_realdata.py and
+    tests/test_ranking_realdata.py read SynDL's per-query tables (their means equal trec_eval's
+    ``all`` rows).
+
+    Examples
+    --------
+    >>> import io
+    >>> t = read_score_table(io.BytesIO(b"runid all bm25\\nndcg_cut_10 q1 0.5\\nndcg_cut_10 q2 0.25\\n"
+    ...                                 b"ndcg_cut_10 all 0.375\\n"))
+    >>> t.values.tolist(), t.attrs["dropped_all_rows"]
+    ([['bm25', 'q1', 'ndcg_cut_10', 0.5], ['bm25', 'q2', 'ndcg_cut_10', 0.25]], 1)
     """
     name = _name(source) if not isinstance(source, pd.DataFrame) else "<DataFrame>"
     is_table = isinstance(source, pd.DataFrame) or format is not None or os.path.splitext(
@@ -885,8 +1043,30 @@ def _open_text_out(path):
     return open(path, "w", encoding="utf-8", newline="\n"), ()
 
 
-def write_qrels(qrels: pd.DataFrame, path) -> None:
-    """Write ``query_id 0 doc_id relevance`` lines (gzipped if the name ends in ``.gz``)."""
+def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``query_id 0 doc_id relevance`` lines (gzipped if the name ends in ``.gz``).
+
+    Parameters
+    ----------
+    qrels : pandas.DataFrame
+        ``query_id, doc_id, relevance`` (as :func:`read_qrels` returns).
+    path : path
+        The file; its folder is created. A ``.gz`` file is written with no name and time stamp in
+        its header, so the bytes are the same on every run.
+
+    References
+    ----------
+    The TREC qrels format; :func:`read_qrels` reads the file back to the same frame
+    (tests/test_io.py).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> write_qrels(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d7"], "relevance": [2]}), p)
+    >>> p.read_text()
+    'q1 0 d7 2\\n'
+    """
     _require_columns(qrels, ["query_id", "doc_id", "relevance"], "<DataFrame>", "qrels")
     fh, extra = _open_text_out(path)
     with fh:
@@ -897,8 +1077,30 @@ def write_qrels(qrels: pd.DataFrame, path) -> None:
         f.close()
 
 
-def write_run(run: pd.DataFrame, path) -> None:
-    """Write ``query_id Q0 doc_id rank score run_id`` lines (gzipped if the name ends in ``.gz``)."""
+def write_run(run: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``query_id Q0 doc_id rank score run_id`` lines (gzipped if the name ends in ``.gz``).
+
+    Parameters
+    ----------
+    run : pandas.DataFrame
+        ``query_id, doc_id, rank, score, run_id`` (as :func:`read_run` returns).
+    path : path
+        The file; its folder is created. Scores are written with ``repr`` (the shortest text that
+        reads back to the same float).
+
+    References
+    ----------
+    The TREC run format; :func:`read_run` reads the file back to the same frame (tests/test_io.py).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
+    >>> write_run(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d7"], "rank": [1], "score": [12.5],
+    ...                         "run_id": ["bm25"]}), p)
+    >>> p.read_text()
+    'q1 Q0 d7 1 12.5 bm25\\n'
+    """
     _require_columns(run, ["query_id", "doc_id", "rank", "score", "run_id"], "<DataFrame>", "a run")
     fh, extra = _open_text_out(path)
     with fh:
@@ -909,8 +1111,31 @@ def write_run(run: pd.DataFrame, path) -> None:
         f.close()
 
 
-def write_table(df: pd.DataFrame, path, *, float_format: str = "%.10g") -> None:
-    """Write a tidy table as CSV, TSV, JSONL or Parquet (by extension), deterministically."""
+def write_table(df: pd.DataFrame, path: str | os.PathLike, *, float_format: str = "%.10g") -> None:
+    """Write a tidy table as CSV, TSV, JSON, JSONL or Parquet (by extension), deterministically.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table (the index is not written).
+    path : path
+        The file; ``.csv``, ``.tsv``, ``.json``, ``.jsonl`` or ``.parquet``. Its folder is created.
+    float_format : str
+        printf format of floats in CSV/TSV (JSON keeps 10 significant digits).
+
+    References
+    ----------
+    pandas' writers with fixed line endings and float formats; the demo report's tables are
+    byte-identical on a rerun (tests/test_demo.py).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> write_table(pd.DataFrame({"statistic": ["kappa"], "estimate": [2 / 3]}), p)
+    >>> p.read_text()
+    'statistic,estimate\\nkappa,0.6666666667\\n'
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fmt = _table_format(str(path), None)
