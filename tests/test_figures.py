@@ -308,6 +308,16 @@ def plot_forest_mapping_and_single_group_test():
     np.testing.assert_allclose(_one(ax, "estimate:recall").get_xdata(), [0.750, 0.504, 0.299, 0.448], atol=5e-4)
     with pytest.raises(InputError, match="not in the frame"):
         F.plot_forest(reps["judge A"], statistics=["fleiss_kappa"])
+    # labels are the registry's (metaeval.core.registry), weights included; labels= overrides; a name
+    # the registry does not hold is shown as given
+    from metaeval.core import registry
+
+    f = reps["judge A"].to_frame()
+    f = pd.concat([f, f.iloc[[0, 0]].assign(statistic=["my_stat", "cohen_kappa_quadratic"])], ignore_index=True)
+    ax = F.plot_forest(f, statistics=["cohen_kappa_quadratic", "observed_agreement", "my_stat"],
+                       labels={"observed_agreement": "p_o"})
+    assert _yticklabels(ax) == [registry.resolve("cohen_kappa_quadratic").label, "p_o", "my_stat"]
+    assert _yticklabels(ax)[0] == "Cohen's κ (quadratic)"
     with pytest.raises(InputError, match="missing column"):
         F.plot_forest(pd.DataFrame({"statistic": ["x"], "estimate": [1.0]}))
 
