@@ -173,6 +173,25 @@ def paired_table_and_binarize_test():
     assert b.table().tolist() == [[1, 1], [1, 1]]
 
 
+def paired_table_matches_sklearn_test():
+    """Paired.table (metaeval.contingency) equals sklearn.metrics.confusion_matrix, pooled and per topic."""
+    from sklearn.metrics import confusion_matrix
+
+    d = me.datasets.load("trec_dl_like")
+    p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+    levels = [0, 1, 2, 3]
+    np.testing.assert_array_equal(p.table(), confusion_matrix(p.reference, p.candidate, labels=levels))
+    per = p.table(cluster="query_id")
+    topics = sorted(p.data["query_id"].unique())
+    for t in (0, 17, len(topics) - 1):
+        sel = (p.data["query_id"] == topics[t]).to_numpy()
+        np.testing.assert_array_equal(per[t], confusion_matrix(p.reference[sel], p.candidate[sel], labels=levels))
+    np.testing.assert_array_equal(per.sum(axis=0), p.table())
+    # binarized at 2 (UMBRELA's relevant = 2 or 3)
+    b = p.binarize(2)
+    np.testing.assert_array_equal(b.table(), confusion_matrix(p.reference >= 2, p.candidate >= 2, labels=[False, True]))
+
+
 def bad_arguments_test():
     ref = _qrels([("1", "a", 0)])
     with pytest.raises(ValueError):

@@ -64,6 +64,22 @@ class AlignmentReport:
         ``side, value, count, first_line, policy``: every out-of-scale label value found.
     conflicts : pandas.DataFrame
         ``side, key, labels, lines``: up to 50 examples of keys with conflicting labels.
+    n_pairs : int
+        Number of pairs in the :class:`Paired`.
+
+    References
+    ----------
+    The accounting identity (for each side the fate counts add up to its input rows) is checked on
+    random inputs with hypothesis in tests/test_align.py, and on the LLMJudge files (out-of-scale
+    labels 5 and 10, as their PROVENANCE.md lists them) in tests/test_io_realdata.py.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> rep = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3))).report
+    >>> rep.n_pairs, rep.n_input["reference"], rep.counts[("reference", "unmatched")]
+    (7731, 7734, 3)
     """
 
     names: tuple
@@ -79,8 +95,24 @@ class AlignmentReport:
     def to_frame(self, notes: bool = False) -> pd.DataFrame:
         """Tidy ``side, category, count`` rows; per side the counts add up to the input rows.
 
-        With ``notes=True`` a fourth column ``kind`` (``fate`` or ``note``) is added, and the notes
-        (which do not add up) follow the fates.
+        Parameters
+        ----------
+        notes : bool
+            Add a fourth column ``kind`` (``fate`` or ``note``) and the notes (rows changed but
+            kept, which do not add up) after the fates.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per side and fate that occurred (``matched`` always).
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> rep = me.align(d.qrels_human, d.qrels_judge).report
+        >>> rep.to_frame().values.tolist()
+        [['reference', 'matched', 7731], ['reference', 'unmatched', 3], ['candidate', 'matched', 7731]]
         """
         rows = []
         for side in self.names:
@@ -95,7 +127,25 @@ class AlignmentReport:
         return df if notes else df.drop(columns="kind")
 
     def dropped(self, side: str) -> int:
-        """Rows of a side that are not in the pairs (nor kept as unjudged)."""
+        """Rows of a side that are not in the pairs (nor kept as unjudged).
+
+        Parameters
+        ----------
+        side : str
+            One of :attr:`names`.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> rep = me.align(d.qrels_human, d.qrels_judge).report
+        >>> rep.dropped("reference"), rep.dropped("candidate")
+        (3, 0)
+        """
         keep = ("matched", "unjudged", "unjudged_filled")
         return self.n_input[side] - sum(self.counts.get((side, f), 0) for f in keep)
 
@@ -137,9 +187,42 @@ class Paired:
     report : AlignmentReport
     on : tuple of str
         The key columns.
+    names : tuple of str
+        The names of the two sides.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        As the attribute.
+    on : sequence of str
+        The key columns.
+    scale : Scale
+        The scale of the labels.
+    report : AlignmentReport
+        Where every input row went.
+    unjudged : pandas.DataFrame, optional
+        Reference rows kept aside as unjudged (default: none).
+    names : (str, str)
+        The names of the two sides.
+
+    Notes
+    -----
+    :func:`align` builds these; every agreement statistic accepts a Paired in place of two label
+    arrays, and ``cluster=`` may then name one of its columns.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+    >>> p
+    Paired(7731 pairs on query_id, doc_id, scale=(0, 1, 2, 3))
+    >>> p.data.columns.tolist(), round(float(me.cohen_kappa(p, ci_method=None).estimate), 4)
+    (['query_id', 'doc_id', 'reference', 'candidate'], 0.394)
     """
 
-    def __init__(self, data, *, on, scale, report, unjudged=None, names=("reference", "candidate")):
+    def __init__(self, data: pd.DataFrame, *, on, scale: Scale, report: AlignmentReport,
+                 unjudged: pd.DataFrame | None = None, names=("reference", "candidate")):
         self.data = data
         self.on = tuple(on)
         self.scale = scale
@@ -155,17 +238,46 @@ class Paired:
 
     @property
     def reference(self) -> np.ndarray:
+        """The reference labels of the pairs (float array)."""
         return self.data["reference"].to_numpy(dtype=float)
 
     @property
     def candidate(self) -> np.ndarray:
+        """The candidate labels of the pairs (float array)."""
         return self.data["candidate"].to_numpy(dtype=float)
 
     def table(self, *, cluster=None, scale: Scale | None = None) -> np.ndarray:
         """Contingency table of counts (rows: reference, columns: candidate).
 
-        With ``cluster`` (a column name or an array aligned with the pairs), returns a
-        ``(n_clusters, K, K)`` array, clusters in sorted order.
+        Parameters
+        ----------
+        cluster : str or array-like, optional
+            A column name or an array aligned with the pairs: one table per cluster.
+        scale : Scale, optional
+            Rows and columns in this scale's order (default: the pairs' scale).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``(K, K)``, or ``(n_clusters, K, K)`` with the clusters in sorted order.
+
+        References
+        ----------
+        :func:`metaeval.contingency`; equals ``sklearn.metrics.confusion_matrix`` on the labels
+        (tests/test_align.py).
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+        >>> p.table()
+        array([[3333,  772,  293,   44],
+               [ 350,  772,  336,   73],
+               [  94,  437,  283,  133],
+               [  22,  134,  292,  363]])
+        >>> p.table(cluster="query_id").shape
+        (40, 4, 4)
         """
         from ..core.tables import contingency
 
@@ -183,19 +295,76 @@ class Paired:
             raise InputError(f"cluster has {len(arr)} entries for {len(self.data)} pairs", source="<Paired>")
         return arr
 
-    def binarize(self, threshold) -> Paired:
-        """Both labels mapped through ``scale.binarize(threshold)``."""
+    def binarize(self, threshold: float) -> Paired:
+        """Both labels mapped through ``scale.binarize(threshold)``: 1 where ``label >= threshold``.
+
+        Parameters
+        ----------
+        threshold : number
+            A level of the scale above its lowest (UMBRELA's binary relevance: 2).
+
+        Returns
+        -------
+        Paired
+            The same pairs on the binary scale.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+        >>> p.binarize(2).table()
+        array([[5227,  746],
+               [ 687, 1071]])
+        """
         return self.relabel(self.scale.binarize(threshold))
 
     def relabel(self, scale: Scale) -> Paired:
-        """Both labels mapped through a derived scale (from :meth:`Scale.binarize` or :meth:`Scale.merge`)."""
+        """Both labels mapped through a derived scale (from :meth:`Scale.binarize` or :meth:`Scale.merge`).
+
+        Parameters
+        ----------
+        scale : Scale
+            A scale with a mapping from this scale's levels.
+
+        Returns
+        -------
+        Paired
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+        >>> three = p.scale.merge({0: 0, 1: 1, 2: 2, 3: 2})      # 2 and 3 merged
+        >>> p.relabel(three).table().shape
+        (3, 3)
+        """
         data = self.data.copy()
         data["reference"] = scale.map(data["reference"].to_numpy())
         data["candidate"] = scale.map(data["candidate"].to_numpy())
         return Paired(data, on=self.on, scale=scale, report=self.report, unjudged=self.unjudged, names=self.names)
 
     def subset(self, mask) -> Paired:
-        """The pairs where ``mask`` is true (the report is kept: it describes the alignment)."""
+        """The pairs where ``mask`` is true (the report is kept: it describes the alignment).
+
+        Parameters
+        ----------
+        mask : array-like of bool
+            One entry per pair.
+
+        Returns
+        -------
+        Paired
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> p = me.align(d.qrels_human, d.qrels_judge)
+        >>> p.subset(p.data["query_id"] == "1005491")
+        Paired(111 pairs on query_id, doc_id, scale=(0, 1, 2, 3))
+        """
         mask = np.asarray(mask, dtype=bool)
         return Paired(self.data.loc[mask].reset_index(drop=True), on=self.on, scale=self.scale,
                       report=self.report, unjudged=self.unjudged, names=self.names)
@@ -425,6 +594,20 @@ def align(reference, candidate, *, on=("query_id", "doc_id"), label="relevance",
     Returns
     -------
     Paired
+        The pairs, with an :class:`AlignmentReport` that gives every input row of both sides one
+        fate (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        Conflicting labels with ``duplicates="error"``, a label outside the scale with
+        ``out_of_scale="error"``, a missing column, or an unreadable file.
+
+    References
+    ----------
+    tests/test_align.py: the accounting identity on random inputs (hypothesis), every policy, and
+    the tables against ``sklearn.metrics.confusion_matrix``; tests/test_io_realdata.py aligns the
+    LLMJudge files with their out-of-scale labels (clipped into 0–3 as the LLMJudge paper did).
 
     Examples
     --------
