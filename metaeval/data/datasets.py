@@ -39,7 +39,25 @@ _FILES = {
 
 
 class Dataset(dict):
-    """A mapping of table name → DataFrame, with attribute access and the folder it came from."""
+    """A mapping of table name → DataFrame, with attribute access and the folder it came from.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name (one of :func:`names`).
+    folder : pathlib.Path
+        Where its files are.
+    tables : dict
+        Table name → DataFrame.
+
+    Examples
+    --------
+    >>> d = load("imageclef_like")
+    >>> d
+    Dataset('imageclef_like'; validation: 202 rows, expansion: 50000 rows, few_shot: 35 rows, original_qrels: 11607 rows)
+    >>> d.validation is d["validation"]
+    True
+    """
 
     def __init__(self, name: str, folder: Path, tables: dict):
         super().__init__(tables)
@@ -58,12 +76,43 @@ class Dataset(dict):
 
 
 def names() -> list[str]:
-    """Names of the bundled data sets."""
+    """Names of the bundled data sets.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> names()
+    ['trec_dl_like', 'imageclef_like', 'rubric_like', 'battles_like']
+    """
     return list(_FILES)
 
 
 def path(name: str) -> Path:
-    """The folder of a bundled data set (inside the installed package)."""
+    """The folder of a bundled data set (inside the installed package).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder; its files are described in data_samples/README.md.
+
+    Raises
+    ------
+    InputError
+        An unknown name, or a folder missing from the installation.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in path("trec_dl_like").iterdir() if p.is_file())
+    ['dups.tsv', 'passages.tsv', 'qrels.human.txt', 'qrels.judge.txt']
+    """
     if name not in _FILES:
         raise InputError(f"no sample data set {name!r}", expected=f"one of {', '.join(_FILES)}")
     folder = Path(str(resources.files("metaeval.data_samples").joinpath(name)))
@@ -105,6 +154,35 @@ def load(name: str) -> Dataset:
     ``few_shot``, ``original_qrels``.
     ``rubric_like``: ``scores`` (long: one row per rater and sample).
     ``battles_like``: ``battles`` (normalized outcomes, human and judge rows).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+
+    Returns
+    -------
+    Dataset
+        Qrels and runs read with :func:`metaeval.read_qrels` and :func:`metaeval.read_runs`,
+        battles with :func:`metaeval.read_battles`, other tables with numeric metadata columns
+        converted to numbers (ids stay strings).
+
+    Raises
+    ------
+    InputError
+        An unknown name.
+
+    References
+    ----------
+    The data are synthetic, drawn by the seeded data_samples/make_samples.py (seeds and planted
+    effects in data_samples/README.md); tests/test_scale_datasets.py checks the sizes and counts
+    the README gives and that the generator is deterministic.
+
+    Examples
+    --------
+    >>> d = load("trec_dl_like")
+    >>> len(d.qrels_human), d.runs["run_id"].nunique(), len(d.runs)
+    (7734, 30, 120000)
     """
     from ..data import io as mio
     folder = path(name)

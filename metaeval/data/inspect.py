@@ -16,8 +16,43 @@ __all__ = ["detect_kind", "inspect_file", "Inspection"]
 _TABLE_EXTS = (".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".parquet", ".pq")
 
 
-def detect_kind(path) -> str:
-    """``qrels``, ``run``, ``trec_eval`` (per-query output), ``battles``, ``scores`` or ``judgments``."""
+def detect_kind(path: str | os.PathLike) -> str:
+    """What kind of judgment file a path holds.
+
+    Tables (by extension: ``.csv``, ``.tsv``, ``.json``, ``.jsonl``, ``.parquet``, optionally
+    ``.gz``) are ``battles`` (an ``outcome`` column, or ``model_a`` and ``model_b``), ``scores``
+    (``measure``/``metric`` and ``value``) or ``judgments``; whitespace files are told apart by
+    their number of fields: 4 ``qrels``, 6 ``run``, 3 ``trec_eval`` (``-q`` output).
+
+    Parameters
+    ----------
+    path : path
+        The file.
+
+    Returns
+    -------
+    str
+        ``"qrels"``, ``"run"``, ``"trec_eval"``, ``"battles"``, ``"scores"`` or ``"judgments"``.
+
+    Raises
+    ------
+    InputError
+        A whitespace file with another number of fields, binary data or bad encoding.
+
+    References
+    ----------
+    The TREC qrels and run formats and trec_eval's ``-q`` output; tests/test_cli.py runs
+    ``metaeval inspect`` on qrels, a run, battles and a file of an unknown kind.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> trec = me.datasets.path("trec_dl_like")
+    >>> detect_kind(trec / "qrels.human.txt"), detect_kind(trec / "runs" / "run_01.txt.gz")
+    ('qrels', 'run')
+    >>> detect_kind(me.datasets.path("battles_like") / "battles.csv")
+    'battles'
+    """
     from ..data import io as mio
     name = str(path)
     base = name[:-3] if name.endswith(".gz") else name
@@ -45,6 +80,33 @@ def detect_kind(path) -> str:
 
 @dataclass
 class Inspection:
+    """What :func:`inspect_file` found in a file.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    kind : str
+        As :func:`detect_kind` tells it.
+    rows : int
+        Rows read.
+    frame : pandas.DataFrame
+        The file as its reader returns it.
+    facts : dict
+        Kind-specific counts (topics, runs, models, measures, columns ...).
+    distribution : pandas.Series, optional
+        Label → count (labelled kinds only).
+    problems : list of str
+        What looks wrong (duplicates, conflicts, NaN scores, ties, labels outside the scale ...).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> i = inspect_file(me.datasets.path("trec_dl_like") / "qrels.human.txt")
+    >>> i.kind, i.rows, i.facts, i.problems
+    ('qrels', 7734, {'topics': 40}, [])
+    """
+
     path: str
     kind: str
     rows: int
@@ -54,6 +116,23 @@ class Inspection:
     problems: list = field(default_factory=list)
 
     def render(self) -> str:
+        """The inspection as text (what ``metaeval inspect`` prints).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> text = inspect_file(me.datasets.path("trec_dl_like") / "qrels.human.txt").render()
+        >>> print("\\n".join(text.splitlines()[1:]))
+          kind: qrels
+          rows: 7734
+          topics: 40
+          label distribution: 0: 4444, 1: 1531, 2: 948, 3: 811
+          problems: none found
+        """
         out = [f"{self.path}", f"  kind: {self.kind}", f"  rows: {self.rows}"]
         for k, v in self.facts.items():
             out.append(f"  {k}: {v}")
@@ -73,8 +152,37 @@ def _fmt(v):
         return str(v)
 
 
-def inspect_file(path, *, scale: Scale | None = None) -> Inspection:
-    """Read a file with the reader for its kind and describe it."""
+def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Inspection:
+    """Read a file with the reader for its kind and describe it: counts, labels and problems.
+
+    Parameters
+    ----------
+    path : path
+        A qrels file, a run, trec_eval output, or a table of judgments, battles or scores.
+    scale : Scale, optional
+        The declared label scale: labels outside it are listed as a problem.
+
+    Returns
+    -------
+    Inspection
+
+    Raises
+    ------
+    InputError
+        File not found, an unknown kind, or anything the kind's reader rejects.
+
+    References
+    ----------
+    The readers of :mod:`metaeval.data.io`; tests/test_cli.py (``metaeval inspect`` on qrels with
+    labels outside the scale, a run with ties, battles with invalid outcomes).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> i = inspect_file(me.datasets.path("battles_like") / "battles.csv")
+    >>> i.kind, i.rows, i.facts["models"], i.problems
+    ('battles', 1359, 8, ['8 invalid outcome(s) (parse failures or refusals)'])
+    """
     from ..data import io as mio
     if not os.path.exists(path):
         raise InputError("file not found", source=str(path), fix="check the path")
