@@ -27,11 +27,35 @@ class Scale:
     names : sequence of str, optional
         A display name for each level.
 
+    Raises
+    ------
+    ValueError
+        Fewer than two levels, repeated levels, an unknown kind, or levels of an ordered scale that
+        do not increase.
+
+    Notes
+    -----
+    Labels are handled as floats (so that a missing label is NaN): :meth:`map` and the readers
+    return float arrays, and ``2.0`` is level ``2``.
+
+    References
+    ----------
+    Stevens, S. S. (1946). On the theory of scales of measurement. Science 103, 677–680 (the four
+    kinds). Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability (the distance of
+    each kind). Checked in tests/test_scale_datasets.py.
+
     Examples
     --------
+    TREC DL's graded relevance, and UMBRELA's binary relevance (2 and 3 relevant):
+
     >>> s = Scale((0, 1, 2, 3))
-    >>> s.binarize(2).levels, s.binarize(2).map([0, 1, 2, 3]).tolist()
-    ((0, 1), [0, 0, 1, 1])
+    >>> s.k, s.labels, s.thresholds()
+    (4, ('0', '1', '2', '3'), [1, 2, 3])
+    >>> b = s.binarize(2)
+    >>> b.levels, b.map([0, 1, 2, 3]).tolist()
+    ((0, 1), [0.0, 0.0, 1.0, 1.0])
+    >>> s.out_of_scale([0, 5, float("nan")]).tolist()
+    [False, True, False]
     """
 
     levels: tuple = (0, 1, 2, 3)
@@ -72,22 +96,83 @@ class Scale:
         return self._mapping
 
     def contains(self, values) -> np.ndarray:
-        """Boolean mask: which values are levels of the scale (NaN is not, and is not out of scale)."""
+        """Boolean mask: which values are levels of the scale (NaN is not, and is not out of scale).
+
+        Parameters
+        ----------
+        values : array-like
+            Labels.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).contains([0, 2.0, 5, float("nan")]).tolist()
+        [True, True, False, False]
+        """
         vals = np.asarray(values, dtype=object if self.kind == "nominal" else float)
         return np.isin(vals, np.asarray(self.levels, dtype=vals.dtype))
 
     def out_of_scale(self, values) -> np.ndarray:
-        """Boolean mask of present (non-missing) values that are not levels."""
+        """Boolean mask of present (non-missing) values that are not levels.
+
+        Parameters
+        ----------
+        values : array-like of numbers
+            Labels (NaN = missing).
+
+        Returns
+        -------
+        numpy.ndarray of bool
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).out_of_scale([0, 5, float("nan"), 10]).tolist()   # LLMJudge's 5 and 10
+        [False, True, False, True]
+        """
         vals = np.asarray(values, dtype=float)
         return ~np.isnan(vals) & ~self.contains(vals)
 
     def clip(self, values) -> np.ndarray:
-        """Clip numeric values into [min level, max level] (the LLMJudge paper's policy)."""
+        """Clip numeric values into [min level, max level] (the LLMJudge paper's policy).
+
+        Parameters
+        ----------
+        values : array-like of numbers
+            Labels.
+
+        Returns
+        -------
+        numpy.ndarray of float
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).clip([5, -1, 2]).tolist()
+        [3.0, 0.0, 2.0]
+        """
         vals = np.asarray(values, dtype=float)
         return np.clip(vals, min(self.levels), max(self.levels))
 
     def codes(self, values) -> np.ndarray:
-        """Integer codes 0..K-1 of the values (-1 for missing or out-of-scale values)."""
+        """Integer codes 0..K-1 of the values (-1 for missing or out-of-scale values).
+
+        Parameters
+        ----------
+        values : array-like of numbers
+            Labels.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            The position of each value among the levels.
+
+        Examples
+        --------
+        >>> Scale((1, 2, 3, 4, 5)).codes([5, 1, 7, float("nan")]).tolist()
+        [4, 0, -1, -1]
+        """
         vals = np.asarray(values, dtype=float)
         lv = np.asarray(self.levels, dtype=float)
         order = np.argsort(lv)
@@ -96,8 +181,26 @@ class Scale:
         hit = lv[order][pos] == vals
         return np.where(hit, order[pos], -1).astype(np.int64)
 
-    def binarize(self, threshold, names=("not relevant", "relevant")) -> Scale:
-        """The binary scale ``label >= threshold`` (UMBRELA merges 0-1 and 2-3 with ``threshold=2``)."""
+    def binarize(self, threshold: float, names: Sequence[str] = ("not relevant", "relevant")) -> Scale:
+        """The binary scale ``label >= threshold`` (UMBRELA merges 0-1 and 2-3 with ``threshold=2``).
+
+        Parameters
+        ----------
+        threshold : number
+            Levels at or above it map to 1; it must lie above the lowest level.
+        names : (str, str)
+            Display names of 0 and 1.
+
+        Returns
+        -------
+        Scale
+            A nominal (0, 1) scale whose :attr:`mapping` maps each level of this one.
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).binarize(2).mapping
+        {0: 0, 1: 0, 2: 1, 3: 1}
+        """
         if self.kind == "nominal":
             raise ValueError("a nominal scale has no order to binarize by threshold; use map()")
         if not (min(self.levels) < threshold <= max(self.levels)):
@@ -106,11 +209,42 @@ class Scale:
         return Scale((0, 1), kind="nominal", names=names, _mapping=mapping)
 
     def thresholds(self) -> list:
-        """Every binarization threshold of an ordinal scale (for 0-3: 1, 2, 3, i.e. 0|123, 01|23, 012|3)."""
+        """Every binarization threshold of an ordinal scale (for 0-3: 1, 2, 3, i.e. 0|123, 01|23, 012|3).
+
+        Returns
+        -------
+        list
+            The levels above the lowest.
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).thresholds()
+        [1, 2, 3]
+        """
         return list(self.levels[1:])
 
     def merge(self, mapping: Mapping, *, kind: str | None = None, names: Sequence[str] | None = None) -> Scale:
-        """A coarser scale given by a map from every level to a new level."""
+        """A coarser scale given by a map from every level to a new level.
+
+        Parameters
+        ----------
+        mapping : mapping
+            Every level of this scale → its new level.
+        kind : str, optional
+            The new scale's kind (default: this one's).
+        names : sequence of str, optional
+            Display names of the new levels.
+
+        Returns
+        -------
+        Scale
+
+        Examples
+        --------
+        >>> m = Scale((0, 1, 2, 3)).merge({0: 0, 1: 0, 2: 1, 3: 2})
+        >>> m.levels, m.map([1, 3]).tolist()
+        ((0, 1, 2), [0.0, 2.0])
+        """
         missing = [v for v in self.levels if v not in mapping]
         if missing:
             raise ValueError(f"mapping does not cover the levels {missing!r}")
@@ -118,7 +252,23 @@ class Scale:
         return Scale(new, kind=kind or self.kind, names=names, _mapping=dict(mapping))
 
     def map(self, values) -> np.ndarray:
-        """Map parent-scale labels through this scale's mapping (NaN stays NaN)."""
+        """Map parent-scale labels through this scale's mapping (NaN stays NaN).
+
+        Parameters
+        ----------
+        values : array-like of numbers
+            Labels on the parent scale (the one this scale was derived from).
+
+        Returns
+        -------
+        numpy.ndarray of float
+            The mapped labels (the values as floats when this scale has no mapping).
+
+        Examples
+        --------
+        >>> Scale((0, 1, 2, 3)).binarize(2).map([3, float("nan"), 1]).tolist()
+        [1.0, nan, 0.0]
+        """
         if self._mapping is None:
             return np.asarray(values, dtype=float)
         vals = np.asarray(values, dtype=float)
@@ -129,7 +279,25 @@ class Scale:
 
     @classmethod
     def infer(cls, *arrays, kind: str = "ordinal") -> Scale:
-        """The scale of the distinct non-missing values seen in the arrays."""
+        """The scale of the distinct non-missing values seen in the arrays.
+
+        Parameters
+        ----------
+        *arrays : array-like of numbers
+            Labels.
+        kind : str
+            The kind of the scale.
+
+        Returns
+        -------
+        Scale
+            A one-value sample gets a second level (value + 1), so that a scale exists.
+
+        Examples
+        --------
+        >>> Scale.infer([3, 1, float("nan")], [2, 1]).levels
+        (1, 2, 3)
+        """
         vals = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
         levels = np.unique(vals[~np.isnan(vals)])
         if len(levels) == 1:

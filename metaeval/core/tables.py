@@ -10,8 +10,8 @@ from ..core.scale import Scale
 __all__ = ["contingency", "normalize_counts"]
 
 
-def contingency(reference, candidate, scale: Scale | None = None, *, cluster=None):
-    """Counts of (reference level, candidate level) pairs.
+def contingency(reference, candidate, scale: Scale | None = None, *, cluster=None) -> np.ndarray:
+    """Counts of (reference level, candidate level) pairs: the sufficient statistic of agreement.
 
     Parameters
     ----------
@@ -27,6 +27,30 @@ def contingency(reference, candidate, scale: Scale | None = None, *, cluster=Non
     Returns
     -------
     numpy.ndarray of int64, shape (K, K) or (C, K, K)
+        Rows: reference levels, columns: candidate levels, in the scale's order.
+
+    Raises
+    ------
+    InputError
+        Arrays of different lengths, a label outside the scale, or a cluster array of the wrong
+        length.
+
+    References
+    ----------
+    Equals ``sklearn.metrics.confusion_matrix(reference, candidate, labels=scale.levels)``
+    (tests/test_align.py, pooled and per topic; tests/test_agreement.py).
+
+    Examples
+    --------
+    The ImageCLEF-like validation sample (human vs judge, binary):
+
+    >>> import metaeval as me
+    >>> v = me.datasets.load("imageclef_like").validation
+    >>> contingency(v["human"], v["judge"])
+    array([[85, 20],
+           [20, 77]])
+    >>> contingency([0, 1, 2, 2], [0, 2, 2, 1], me.Scale((0, 1, 2)), cluster=["a", "a", "b", "b"]).shape
+    (2, 3, 3)
     """
     r = np.asarray(reference, dtype=float)
     c = np.asarray(candidate, dtype=float)
@@ -54,9 +78,32 @@ def contingency(reference, candidate, scale: Scale | None = None, *, cluster=Non
     return flat.reshape(n_cl, k, k).astype(np.int64)
 
 
-def normalize_counts(table, normalize=None) -> np.ndarray:
-    """A K×K table of counts as floats: ``None`` (counts), ``"row"`` (each reference level sums to 1:
-    recall on the diagonal), ``"column"`` (precision on the diagonal) or ``"all"`` (sums to 1)."""
+def normalize_counts(table, normalize: str | None = None) -> np.ndarray:
+    """A K×K table of counts as floats, optionally normalized.
+
+    Parameters
+    ----------
+    table : array-like (K, K)
+        Counts (rows: reference, columns: candidate).
+    normalize : {None, "row", "column", "all"}
+        ``None``: the counts; ``"row"`` (or ``"true"``): each reference level sums to 1 (recall on
+        the diagonal); ``"column"`` (``"col"``, ``"pred"``): precision on the diagonal; ``"all"``:
+        the table sums to 1. An empty row or column gives NaN.
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    References
+    ----------
+    ``sklearn.metrics.confusion_matrix``'s ``normalize="true"|"pred"|"all"`` (tests/test_agreement.py).
+
+    Examples
+    --------
+    >>> normalize_counts([[85, 20], [20, 77]], "row").round(3)
+    array([[0.81 , 0.19 ],
+           [0.206, 0.794]])
+    """
     t = np.asarray(table, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         if normalize is None:
