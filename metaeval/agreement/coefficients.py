@@ -995,8 +995,9 @@ def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, st
     return ResultSet(ests, name="agreement_report")
 
 
-def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"), min_n: int = 30,
-                 **kwargs) -> pd.DataFrame:
+def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"), min_n: int = 30, cluster=None,
+                 strata=None, ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
+                 rng=None) -> pd.DataFrame:
     """Agreement per group (topic, dataset, judge ...) as one tidy frame.
 
     Parameters
@@ -1009,10 +1010,16 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
         ``"gwet_ac2"``, ``"krippendorff_alpha_ordinal"`` ...).
     min_n : int
         Groups with fewer pairs (or with one class only) get a SmallSampleWarning naming them.
-    **kwargs
-        ``cluster``, ``ci_method``, ``n_resamples``, ``confidence_level``, ``rng``. With
-        ``ci_method=None`` the point estimates of all groups are computed at once from the
-        per-group tables (no resampling, vectorized over groups).
+    cluster, strata : str, optional
+        Columns of ``paired.data``: resample clusters (topics) or items within strata inside each
+        group.
+    ci_method : {"bca", "percentile", "basic", None}
+        With None the point estimates of all groups are computed at once from the per-group
+        tables (no resampling, vectorized over groups).
+    n_resamples : int
+    confidence_level : float
+    rng : None, int or numpy.random.Generator
+        One generator serves every group, so the whole frame is reproducible from one seed.
 
     Returns
     -------
@@ -1052,15 +1059,9 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
         warnings.warn(f"{len(small)} group(s) too small for the statistic to mean much: "
                       + ", ".join(small[:10]) + (" ..." if len(small) > 10 else ""), SmallSampleWarning,
                       stacklevel=2)
-    ci_method = kwargs.pop("ci_method", DEFAULT_CI_METHOD)
     keys = [k if isinstance(k, tuple) else (k,) for k in groups]
     rows = []
     if ci_method is None:
-        kwargs.pop("cluster", None)  # clusters matter only for intervals
-        confidence_level = kwargs.pop("confidence_level", 0.95)
-        kwargs.pop("rng", None), kwargs.pop("n_resamples", None)
-        if kwargs:
-            raise TypeError(f"unexpected keyword(s) {sorted(kwargs)}")
         gid = np.empty(len(paired), dtype=np.int64)
         for g, idx in enumerate(groups.values()):
             gid[idx] = g
@@ -1076,17 +1077,17 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
                                              confidence_level=confidence_level).estimates(b.name, n=n_g)
                 rows.append({**dict(zip(by, key)), **e.row()})
         return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
-    gen, _ = make_rng(kwargs.pop("rng", None))
+    gen, _ = make_rng(rng)
     for key, idx in zip(keys, groups.values()):
         sub = paired.subset(np.isin(np.arange(len(paired)), idx))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedStatisticWarning)
-            td = prepare_table(sub, cluster=kwargs.get("cluster"))
+            td = prepare_table(sub, cluster=cluster, strata=strata)
             bounds = [_named(n, td) for n in statistics]
             kernels = [b.kernel(td.k, _levels(td)) for b in bounds]
             ests = _run(lambda S, kernels=kernels: np.column_stack([f(S) for f in kernels]), td,
-                        [b.name for b in bounds], n_resamples=kwargs.get("n_resamples", DEFAULT_N_RESAMPLES),
-                        ci_method=ci_method, confidence_level=kwargs.get("confidence_level", 0.95), rng=gen)
+                        [b.name for b in bounds], n_resamples=n_resamples, ci_method=ci_method,
+                        confidence_level=confidence_level, rng=gen)
         for e in ests:
             rows.append({**dict(zip(by, key)), **e.row()})
     return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
