@@ -20,15 +20,20 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy import stats as sps
 
 from ..core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
 from ..core.resample import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+
+if TYPE_CHECKING:
+    from ..data.alignment import Paired
 
 __all__ = ["score_correlation", "mean_of_samples", "icc", "CORRELATION_METHODS", "ICC_KINDS",
            "fisher_z_interval"]
@@ -421,7 +426,8 @@ def _scipy_pvalue(method, x, y, alternative):
 # public API
 # --------------------------------------------------------------------------------------------
 
-def score_correlation(x, y=None, *, method: str = "pearson", cluster=None,
+def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: ArrayLike | pd.Series | pd.DataFrame | None = None,
+                      *, method: str = "pearson", cluster: ArrayLike | str | None = None,
                       ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
                       confidence_level: float = 0.95, rng: None | int | np.random.Generator = None,
                       samples: None | str | int = None, alternative: str = "two-sided") -> Estimate | ResultSet:
@@ -852,7 +858,7 @@ def _icc_table(Y, confidence_level):
     return rows, ms
 
 
-def icc(data, *, targets: str | None = None, raters: str | None = None, ratings: str | None = None,
+def icc(data: pd.DataFrame | ArrayLike, *, targets: str | None = None, raters: str | None = None, ratings: str | None = None,
         kind: str = "ICC2", confidence_level: float = 0.95, ci_method: str | None = "analytic",
         nan_policy: str = "raise") -> Estimate | ResultSet:
     """Intraclass correlation (Shrout & Fleiss 1979) with its F test and F-based interval.

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 
@@ -95,7 +96,7 @@ class Scale:
         """For a derived scale (binarized or mapped), the map from parent labels to these levels."""
         return self._mapping
 
-    def contains(self, values) -> np.ndarray:
+    def contains(self, values: ArrayLike) -> np.ndarray:
         """Boolean mask: which values are levels of the scale (NaN is not, and is not out of scale).
 
         Parameters
@@ -115,7 +116,7 @@ class Scale:
         vals = np.asarray(values, dtype=object if self.kind == "nominal" else float)
         return np.isin(vals, np.asarray(self.levels, dtype=vals.dtype))
 
-    def out_of_scale(self, values) -> np.ndarray:
+    def out_of_scale(self, values: ArrayLike) -> np.ndarray:
         """Boolean mask of present (non-missing) values that are not levels.
 
         Parameters
@@ -135,7 +136,7 @@ class Scale:
         vals = np.asarray(values, dtype=float)
         return ~np.isnan(vals) & ~self.contains(vals)
 
-    def clip(self, values) -> np.ndarray:
+    def clip(self, values: ArrayLike) -> np.ndarray:
         """Clip numeric values into [min level, max level] (the LLMJudge paper's policy).
 
         Parameters
@@ -155,7 +156,7 @@ class Scale:
         vals = np.asarray(values, dtype=float)
         return np.clip(vals, min(self.levels), max(self.levels))
 
-    def codes(self, values) -> np.ndarray:
+    def codes(self, values: ArrayLike) -> np.ndarray:
         """Integer codes 0..K-1 of the values (-1 for missing or out-of-scale values).
 
         Parameters
@@ -251,7 +252,7 @@ class Scale:
         new = tuple(sorted(set(mapping.values())))
         return Scale(new, kind=kind or self.kind, names=names, _mapping=dict(mapping))
 
-    def map(self, values) -> np.ndarray:
+    def map(self, values: ArrayLike) -> np.ndarray:
         """Map parent-scale labels through this scale's mapping (NaN stays NaN).
 
         Parameters
@@ -278,7 +279,7 @@ class Scale:
         return out
 
     @classmethod
-    def infer(cls, *arrays, kind: str = "ordinal") -> Scale:
+    def infer(cls, *arrays: ArrayLike, kind: str = "ordinal") -> Scale:
         """The scale of the distinct non-missing values seen in the arrays.
 
         Parameters

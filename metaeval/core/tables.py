@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from ..core.scale import Scale
@@ -10,7 +11,8 @@ from ..core.scale import Scale
 __all__ = ["contingency", "normalize_counts"]
 
 
-def contingency(reference, candidate, scale: Scale | None = None, *, cluster=None) -> np.ndarray:
+def contingency(reference: ArrayLike, candidate: ArrayLike, scale: Scale | None = None, *,
+                cluster: ArrayLike | None = None) -> np.ndarray:
     """Counts of (reference level, candidate level) pairs: the sufficient statistic of agreement.
 
     Parameters
@@ -78,7 +80,7 @@ def contingency(reference, candidate, scale: Scale | None = None, *, cluster=Non
     return flat.reshape(n_cl, k, k).astype(np.int64)
 
 
-def normalize_counts(table, normalize: str | None = None) -> np.ndarray:
+def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarray:
     """A K×K table of counts as floats, optionally normalized.
 
     Parameters

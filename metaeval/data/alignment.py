@@ -26,10 +26,12 @@ kept: out-of-scale labels clipped, refusals kept as recorded or relabelled, conf
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from ..core.scale import Scale
@@ -221,8 +223,8 @@ class Paired:
     (['query_id', 'doc_id', 'reference', 'candidate'], 0.394)
     """
 
-    def __init__(self, data: pd.DataFrame, *, on, scale: Scale, report: AlignmentReport,
-                 unjudged: pd.DataFrame | None = None, names=("reference", "candidate")):
+    def __init__(self, data: pd.DataFrame, *, on: Sequence[str], scale: Scale, report: AlignmentReport,
+                 unjudged: pd.DataFrame | None = None, names: tuple[str, str] = ("reference", "candidate")):
         self.data = data
         self.on = tuple(on)
         self.scale = scale
@@ -246,7 +248,7 @@ class Paired:
         """The candidate labels of the pairs (float array)."""
         return self.data["candidate"].to_numpy(dtype=float)
 
-    def table(self, *, cluster=None, scale: Scale | None = None) -> np.ndarray:
+    def table(self, *, cluster: str | ArrayLike | None = None, scale: Scale | None = None) -> np.ndarray:
         """Contingency table of counts (rows: reference, columns: candidate).
 
         Parameters
@@ -345,7 +347,7 @@ class Paired:
         data["candidate"] = scale.map(data["candidate"].to_numpy())
         return Paired(data, on=self.on, scale=scale, report=self.report, unjudged=self.unjudged, names=self.names)
 
-    def subset(self, mask) -> Paired:
+    def subset(self, mask: ArrayLike) -> Paired:
         """The pairs where ``mask`` is true (the report is kept: it describes the alignment).
 
         Parameters
@@ -556,7 +558,9 @@ def _num(v):
     return int(f) if f.is_integer() else f
 
 
-def align(reference, candidate, *, on=("query_id", "doc_id"), label="relevance", scale: Scale | None = None,
+def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame | str | os.PathLike, *,
+          on: str | Sequence[str] = ("query_id", "doc_id"), label: str | tuple[str, str] = "relevance",
+          scale: Scale | None = None,
           out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
           refusal_value=None, refusals="keep", unjudged="drop",
           names=("reference", "candidate")) -> Paired:

@@ -21,13 +21,18 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    #: What a reader reads: a path, an open binary file, or a frame to validate.
+    Source = str | os.PathLike | IO[bytes] | pd.DataFrame
 
 __all__ = [
     "read_qrels",
@@ -390,7 +395,7 @@ _QRELS_FIELDS = ("query_id", "iteration", "doc_id", "relevance")
 _RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 
 
-def read_qrels(source) -> pd.DataFrame:
+def read_qrels(source: Source) -> pd.DataFrame:
     """Read TREC qrels (``query_id iteration doc_id relevance``), plain or gzipped.
 
     Parameters
@@ -449,7 +454,7 @@ def read_qrels(source) -> pd.DataFrame:
     return _finish(out, name, lines)
 
 
-def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
+def read_run(source: Source, *, run_id: str | None = None) -> pd.DataFrame:
     """Read one TREC run (``query_id Q0 doc_id rank score tag``), plain or gzipped.
 
     Parameters
@@ -506,7 +511,7 @@ def read_run(source, *, run_id: str | None = None) -> pd.DataFrame:
     return _finish(out, name, lines)
 
 
-def read_runs(sources) -> pd.DataFrame:
+def read_runs(sources: str | os.PathLike | Iterable[str | os.PathLike]) -> pd.DataFrame:
     """Read several runs: a list of paths, or a directory (every non-hidden file in it, sorted by name).
 
     Parameters
@@ -764,7 +769,7 @@ def _validate_frame(df: pd.DataFrame, cols, what: str, integer=()) -> pd.DataFra
     return _finish(out, "<DataFrame>", lines)
 
 
-def read_judgments(source, *, item: str | Sequence[str] = "item_id", label: str = "label", judge: str | None = None,
+def read_judgments(source: Source, *, item: str | Sequence[str] = "item_id", label: str = "label", judge: str | None = None,
                    format: str | None = None, numeric: bool = True) -> pd.DataFrame:
     """Read judgments (one row per judged item) from CSV, TSV, JSON, JSONL, Parquet or a DataFrame.
 
@@ -855,7 +860,7 @@ def _normalize_outcomes(values: pd.Series, lines, name, column, mapping) -> pd.S
     return out.astype("str")
 
 
-def read_battles(source, *, item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
+def read_battles(source: Source, *, item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
                  outcome: str = "outcome", judge: str = "judge", outcomes: dict | None = None,
                  format: str | None = None) -> pd.DataFrame:
     """Read pairwise battles and normalize outcomes to ``A, B, tie, tie_a, tie_b`` (and ``invalid``).
@@ -926,7 +931,7 @@ _SCORE_ALIASES = {"system": ("system", "run_id", "run", "runid", "system_id"),
                   "value": ("value", "score")}
 
 
-def read_score_table(source, *, system: str | None = None, format: str | None = None,
+def read_score_table(source: Source, *, system: str | None = None, format: str | None = None,
                      keep_all: bool = False) -> pd.DataFrame:
     """Read per-query scores: ``trec_eval -q`` output, or a table ``system, query_id, measure, value``.
 

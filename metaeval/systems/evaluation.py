@@ -65,12 +65,23 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, MetaevalWarning
+
+if TYPE_CHECKING:  # names for the annotations only (ir_measures is imported lazily)
+    import ir_measures
+
+    PathLike = str | os.PathLike[str]
+    #: A measure: ir-measures syntax or a trec_eval name (``"nDCG@10"``, ``"ndcg_cut_10"``), or a Measure.
+    MeasureLike = str | ir_measures.Measure
+    #: Qrels: a frame (``query_id, doc_id, relevance``) or a qrels file.
+    QrelsLike = pd.DataFrame | PathLike
+    #: Runs: a frame, a run file, a directory or list of run files, or a dict run name -> frame or path.
+    RunsLike = pd.DataFrame | PathLike | Iterable[PathLike] | Mapping[str, pd.DataFrame | PathLike]
 
 __all__ = ["system_scores", "scores_from_table", "SystemScores", "ScoreReport", "parse_measures",
            "has_fast_path", "ISSUES"]
@@ -151,7 +162,7 @@ def _parse_one(m):
     return measure
 
 
-def parse_measures(measures) -> list:
+def parse_measures(measures: MeasureLike | Iterable[MeasureLike]) -> list:
     """ir-measures ``Measure`` values from strings, measures, or a sequence of them (duplicates removed).
 
     Parameters
@@ -250,7 +261,7 @@ def _fast_spec(m):
     return None
 
 
-def has_fast_path(measure) -> bool:
+def has_fast_path(measure: MeasureLike) -> bool:
     """Whether :func:`system_scores` computes ``measure`` with its vectorized path (else ir-measures).
 
     Parameters
@@ -529,8 +540,10 @@ class SystemScores:
     [0.3, 0.25]
     """
 
-    def __init__(self, matrices: dict, systems, topics, *, judged_topics=None, judged=None, report=None,
-                 backends=None, aliases=None, name: str = ""):
+    def __init__(self, matrices: dict, systems: Sequence[str], topics: Sequence[str], *,
+                 judged_topics: Sequence[str] | None = None, judged: pd.DataFrame | None = None,
+                 report: ScoreReport | None = None, backends: dict | None = None, aliases: dict | None = None,
+                 name: str = ""):
         self._matrices = {m: np.asarray(v, dtype=float) for m, v in matrices.items()}
         self.systems = tuple(systems)
         self.topics = tuple(topics)
@@ -598,7 +611,8 @@ class SystemScores:
         return np.array([pos[s] for s in wanted], dtype=np.int64), wanted
 
     # -- views -----------------------------------------------------------------------------
-    def matrix(self, measure=None, *, topics=None, systems=None) -> pd.DataFrame:
+    def matrix(self, measure: MeasureLike | None = None, *, topics: Sequence[str] | None = None,
+               systems: Sequence[str] | None = None) -> pd.DataFrame:
         """Systems × topics per-topic scores of one measure (both sorted); NaN marks a missing cell.
 
         Parameters
@@ -639,7 +653,8 @@ class SystemScores:
                             index=pd.Index(snames, name="system", dtype="str"),
                             columns=pd.Index(tnames, name="query_id", dtype="str"))
 
-    def values(self, measure=None, *, topics=None, systems=None) -> np.ndarray:
+    def values(self, measure: MeasureLike | None = None, *, topics: Sequence[str] | None = None,
+               systems: Sequence[str] | None = None) -> np.ndarray:
         """The matrix of :meth:`matrix` as a numpy array (a copy).
 
         Parameters
@@ -665,7 +680,7 @@ class SystemScores:
         si, _ = self._system_index(systems)
         return self._matrices[key][np.ix_(si, ti)].copy()
 
-    def means(self, measure=None, *, topics=None) -> pd.Series:
+    def means(self, measure: MeasureLike | None = None, *, topics: Sequence[str] | None = None) -> pd.Series:
         """Mean over topics per system (NaN cells left out, as trec_eval without ``-c``).
 
         Sums are exact (``math.fsum``, correctly rounded), so two systems whose scores add up to the
@@ -746,7 +761,7 @@ class SystemScores:
         """
         return self.frame.copy()
 
-    def subset(self, *, topics=None, systems=None) -> SystemScores:
+    def subset(self, *, topics: Sequence[str] | None = None, systems: Sequence[str] | None = None) -> SystemScores:
         """The same scores on fewer topics and/or systems (the report is kept; Judged@k is not recomputed).
 
         Parameters
@@ -1976,8 +1991,10 @@ def _map_gains(labels: np.ndarray, gains) -> np.ndarray:
 # public functions
 # --------------------------------------------------------------------------------------------
 
-def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False, duplicates_map=None,
-                  topics: str | Sequence[str] = "intersection", reference_qrels=None, missing_topics: str = "zero",
+def system_scores(qrels: QrelsLike, runs: RunsLike, measures: MeasureLike | Iterable[MeasureLike] = "nDCG@10", *,
+                  judged_only: bool = False, duplicates_map: pd.DataFrame | Mapping | PathLike | None = None,
+                  topics: str | Sequence[str] = "intersection", reference_qrels: QrelsLike | None = None,
+                  missing_topics: str = "zero",
                   judged_at: int | Sequence[int] = (10, 100), backend: str = "auto") -> SystemScores:
     """Score every run on every topic under one qrels set, as trec_eval (via ir-measures) would.
 
@@ -2132,7 +2149,8 @@ def system_scores(qrels, runs, measures="nDCG@10", *, judged_only: bool = False,
                         report=report, backends=backends, aliases=aliases)
 
 
-def scores_from_table(table, *, measures=None, qrels_source: str | Sequence[str] | None = None,
+def scores_from_table(table: pd.DataFrame | PathLike, *,
+                      measures: MeasureLike | Iterable[MeasureLike] | None = None, qrels_source: str | Sequence[str] | None = None,
                       topics: Sequence[str] | None = None, systems: Sequence[str] | None = None) -> SystemScores:
     """A :class:`SystemScores` from precomputed per-query scores (no qrels or runs needed).
 

@@ -19,7 +19,8 @@ whose measured coverage is printed there and in the README.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,12 @@ from scipy import stats as sps
 from ..core.errors import InputError, MetaevalWarning
 from ..core.resample import CI_METHODS, DEFAULT_N_RESAMPLES, Units, bootstrap, debiased_bootstrap, make_rng
 from ..core.results import ResultSet
+
+if TYPE_CHECKING:
+    from .evaluation import SystemScores
+
+    #: Per-topic scores: a systems × topics matrix, a tidy score table, or a SystemScores.
+    ScoresLike = pd.DataFrame | SystemScores
 
 __all__ = ["kendall_tau", "tau_ap", "rbo", "rank_correlation", "score_matrices", "significance_agreement", "pool_bias",
            "RankCorrelation", "RANK_METHODS", "RANK_CI_METHODS"]
@@ -359,7 +366,7 @@ def _matrix(scores, measure, side):
     return scores
 
 
-def score_matrices(reference, candidate, *, measure: str | None = None,
+def score_matrices(reference: ScoresLike, candidate: ScoresLike, *, measure: str | None = None,
                    topics: str = "intersection") -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Align two systems × topics score matrices: the common systems, and the topics by ``topics=``.
 
@@ -488,7 +495,7 @@ class RankCorrelation(ResultSet):
 RANK_CI_METHODS = ("debiased", *CI_METHODS)
 
 
-def rank_correlation(reference, candidate, *, measure: str | None = None,
+def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: str | None = None,
                      methods: str | Sequence[str] = ("kendall_b", "spearman", "tau_ap", "rbo"),
                      topics: str = "intersection", p: float = 0.9, k: int = 10,
                      n_resamples: int = DEFAULT_N_RESAMPLES, ci_method: str | None = "debiased",
@@ -645,7 +652,7 @@ def _pairwise_tests(M: np.ndarray, test: str, signs: np.ndarray | None) -> tuple
     raise ValueError(f"test must be 't' or 'randomization', got {test!r}")
 
 
-def significance_agreement(reference, candidate, *, measure: str | None = None, test: str = "t",
+def significance_agreement(reference: ScoresLike, candidate: ScoresLike, *, measure: str | None = None, test: str = "t",
                            correction: str = "holm", alpha: float = 0.05,
                            n_permutations: int = DEFAULT_N_RESAMPLES,
                            rng: None | int | np.random.Generator = None) -> pd.DataFrame:
@@ -771,7 +778,8 @@ def _ranks(scores: pd.Series) -> pd.Series:
     return scores.rank(ascending=False, method="min").astype(int)
 
 
-def pool_bias(reference_qrels: pd.DataFrame, candidate_qrels: pd.DataFrame, runs: pd.DataFrame, groups, *,
+def pool_bias(reference_qrels: pd.DataFrame, candidate_qrels: pd.DataFrame, runs: pd.DataFrame,
+              groups: Mapping[str, str] | pd.Series, *,
               measure: str = "nDCG@10", depth: int = 10) -> pd.DataFrame:
     """Leave-one-group-out pool bias, under human qrels and under judge-filled qrels.
 
