@@ -170,7 +170,7 @@ def bench_bootstrapped(x, y, reps, seed):
         v = np.atleast_2d(v)
         return kappa_rows((v >= 2).astype(float), (v % 2 == 1).astype(float))
 
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - the bootstrapped package draws from numpy's global RandomState
     t, res = timed(bs.bootstrap, codes, stat_func, num_iterations=reps, iteration_batch_size=50, is_pivotal=False)
     return t, t * B / reps, res
 
@@ -260,9 +260,10 @@ def main(argv=None):
     table = metaeval.contingency(x, y, metaeval.Scale((0, 1)))
     peaks = {}
     for b in (1_000, 10_000):
-        peaks[("iid", b)] = peak_memory(lambda: metaeval.cohen_kappa(x, y, n_resamples=b, rng=0))
-        peaks[("cluster", b)] = peak_memory(lambda: metaeval.cohen_kappa(x, y, n_resamples=b, rng=0, cluster=topics))
-        peaks[("table", b)] = peak_memory(lambda: metaeval.cohen_kappa(table=table, n_resamples=b, rng=0))
+        peaks[("iid", b)] = peak_memory(lambda b=b: metaeval.cohen_kappa(x, y, n_resamples=b, rng=0))
+        peaks[("cluster", b)] = peak_memory(lambda b=b: metaeval.cohen_kappa(x, y, n_resamples=b, rng=0,
+                                                                             cluster=topics))
+        peaks[("table", b)] = peak_memory(lambda b=b: metaeval.cohen_kappa(table=table, n_resamples=b, rng=0))
     print("\ntracemalloc peak of one metaeval call (labels -> table(s) -> B replicates -> BCa):")
     for kind in ("iid", "cluster", "table"):
         what = {"iid": "from labels, iid", "cluster": "from labels, clustered", "table": "from a 2x2 table"}[kind]
