@@ -38,6 +38,13 @@ official TREC DL 2019-2021 passage runs scored with nDCG@10 and nDCG@100 under t
 5 LLM qrels of each year (18 qrels sets): time to read the runs, and to score them all.
 
 Target (issue 4): system_scores at least 20x faster than iter_calc on the same frames, identical values.
+
+Issue 10 broke ``_Prepared.__init__`` into named steps. This benchmark, run before (fa4656c..3be35b5)
+and after (770fa03) on the shared machine: nDCG@10 0.82 s wall / 0.58 s CPU before, 2.34 / 0.89 after
+(the load average rose from 0.4 to about 5 between the runs); 6 measures 3.75 / 1.73 before, 3.25 / 1.83
+after. Both versions timed interleaved in one process (15 calls each, same frames, identical values):
+nDCG@10 0.618 s CPU (median) before, 0.617 after; 6 measures 1.60 before, 1.68 after (best 1.51 and
+1.49) -- no difference beyond the noise of the shared machine.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ follow from the replicate's margins; Kendall's tau-b from the concordant and dis
 obtained from 2-D cumulative sums of the table. An iid bootstrap draws the cell counts from a
 multinomial (exactly the distribution of the table of n items drawn with replacement); a cluster
 bootstrap (items grouped by prompt or topic) draws whole per-cluster tables. See
-:mod:`metaeval.resample`.
+:mod:`metaeval.core.resample`.
 """
 
 from __future__ import annotations
