@@ -39,7 +39,7 @@ official TREC DL 2019-2021 passage runs scored with nDCG@10 and nDCG@100 under t
 
 Target (issue 4): system_scores at least 20x faster than iter_calc on the same frames, identical values.
 
-Issue 10 broke ``_Prepared.__init__`` into named steps. This benchmark, run before (fa4656c..3be35b5)
+Issue 10 broke ``_Prepared.__init__`` into named steps. This benchmark, run before (at fa4656c)
 and after (770fa03) on the shared machine: nDCG@10 0.82 s wall / 0.58 s CPU before, 2.34 / 0.89 after
 (the load average rose from 0.4 to about 5 between the runs); 6 measures 3.75 / 1.73 before, 3.25 / 1.83
 after. Both versions timed interleaved in one process (15 calls each, same frames, identical values):
