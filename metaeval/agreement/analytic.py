@@ -110,7 +110,7 @@ from scipy import stats
 from ..core.errors import InputError
 from ..core.registry import UNDEFINED_PE_TOL
 
-__all__ = ["AnalyticResult", "analytic_interval", "fpc", "DEFAULT_QUANTILE", "percent_agreement", "cohen_kappa",
+__all__ = ["AnalyticResult", "analytic_interval", "analytic_estimate", "fpc", "DEFAULT_QUANTILE", "percent_agreement", "cohen_kappa",
            "scott_pi", "gwet_ac", "brennan_prediger", "krippendorff_alpha"]
 
 #: The quantile :func:`analytic_interval` uses by default (chosen by the coverage simulation in the
@@ -289,6 +289,94 @@ class AnalyticResult:
     def se0(self):
         """Standard error under H0 √variance0 (NaN where not available)."""
         return np.sqrt(self.variance0) if np.ndim(self.variance0) else math.sqrt(self.variance0)
+
+
+def analytic_estimate(name: str, estimate: float, variance: float, *, n: int, n_items: int | None = None,
+                      confidence_level: float = 0.95, quantile: str = DEFAULT_QUANTILE,
+                      alternative: str = "two-sided", population_size=None, n_sampled: int | None = None,
+                      variance0: float = float("nan"), extra: dict | None = None):
+    """An :class:`~metaeval.core.results.Estimate` from an analytic variance: the one place it is built.
+
+    The interval is :func:`analytic_interval` with the standard error ``√(variance · fpc)``. The
+    p-value tests coefficient = 0: with the variance under H0 (``variance0``, Cohen's kappa) by a
+    z-test, as statsmodels does; otherwise with the interval's standard error and the same quantile
+    as the interval (t(n − 1) or normal), as irrCAC does.
+
+    Parameters
+    ----------
+    name : str
+        The statistic's name.
+    estimate, variance : float
+        The coefficient and its sampling variance without the finite-population factor.
+    n : int
+        Number of items (subjects) behind the variance: the t quantile has n − 1 degrees of freedom.
+    n_items : int, optional
+        The ``n`` reported on the result when it differs (e.g. pairable values of Krippendorff's
+        alpha); default ``n``.
+    confidence_level : float
+    quantile : {"t", "normal"}
+    alternative : {"two-sided", "greater", "less"}
+    population_size : int, optional
+        Finite-population correction (1 − n/N) of the variance (:func:`fpc`).
+    n_sampled : int, optional
+        The sample size n of the finite-population factor when it differs from ``n`` (irrCAC uses
+        all rated items there, also for Krippendorff's alpha whose variance counts pairable items).
+    variance0 : float, optional
+        The variance under H0 for the z-test (NaN when there is none).
+    extra : dict, optional
+        More entries for the result's ``extra``.
+
+    Returns
+    -------
+    Estimate
+        ``ci.method == "analytic"``, ``unit == "none"``; ``extra`` holds ``quantile``, ``df``,
+        ``fpc``, ``population_size`` (and ``se0`` when ``variance0`` is given).
+
+    References
+    ----------
+    irrCAC (R) ``agree.coeff2.r`` and ``agree.coeff3.raw.r`` (interval and p-value); statsmodels
+    ``cohens_kappa`` (z-test with the H0 variance). Checked in tests/test_analytic.py and
+    tests/test_multirater.py.
+
+    Examples
+    --------
+    >>> e = analytic_estimate("cohen_kappa", 0.6, 0.0025, n=200, quantile="normal")
+    >>> round(e.ci.low, 4), round(e.ci.high, 4), e.ci.method
+    (0.502, 0.698, 'analytic')
+    """
+    from ..core.results import ConfidenceInterval, Estimate
+
+    f = fpc(n if n_sampled is None else n_sampled, population_size)
+    est = float(estimate)
+    var = float(variance) * f
+    se = math.sqrt(var) if np.isfinite(var) and var >= 0 else float("nan")
+    low, high = analytic_interval(est, se, n=n, confidence_level=confidence_level, quantile=quantile,
+                                  alternative=alternative)
+    info = {"quantile": quantile, "df": n - 1 if quantile == "t" else float("inf"), "fpc": f,
+            "population_size": population_size}
+    var0 = float(variance0)
+    if np.isfinite(var0):
+        scale = math.sqrt(max(var0 * f, 0.0))
+        info["se0"] = scale
+        dist = stats.norm
+    else:
+        scale = se
+        dist = stats.t(n - 1) if quantile == "t" and n >= 2 else stats.norm
+        if quantile == "t" and n < 2:
+            scale = float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = est / scale if scale > 0 else float("nan")
+    if not np.isfinite(z):
+        pvalue = float("nan")
+    elif alternative == "two-sided":
+        pvalue = float(2 * dist.sf(abs(z)))
+    elif alternative == "greater":
+        pvalue = float(dist.sf(z))
+    else:
+        pvalue = float(dist.cdf(z))
+    return Estimate(name, est, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"), se=se,
+                    pvalue=pvalue, n=int(n if n_items is None else n_items), unit="none", n_units=int(n),
+                    extra={**info, **(extra or {})})
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from scipy import stats as sps
 from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, table_units
-from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.results import Estimate, ResultSet
 from ..core.scale import Scale
 from .weights import weight_matrix
 
@@ -191,7 +191,7 @@ def _bound(name, weights, td: TableData, **params):
 
 def _analytic(bound, td: TableData, *, confidence_level, population_size, quantile, alternative="two-sided"):
     """The estimate with its analytic (Gwet 2014 / Fleiss–Cohen–Everitt) interval."""
-    from .analytic import analytic_interval, fpc
+    from .analytic import analytic_estimate
 
     fn = bound.statistic.analytic_function()
     if fn is None:
@@ -205,23 +205,12 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
         w = bound.weights if bound.statistic.weights == "level" else np.eye(td.k)
     res = fn(td.table, w) if td.n > 0 else None
     est = np.nan if res is None else float(res.estimate)
-    f = fpc(td.n, population_size)
-    var = np.nan if res is None else float(res.variance) * f
-    se = float(np.sqrt(var)) if var == var and var >= 0 else np.nan
     if bound.statistic.warn_undefined:
         _check_defined(bound.name, est, td, stacklevel=5)
-    low, high = analytic_interval(est, se, n=td.n, confidence_level=confidence_level, quantile=quantile,
-                                  alternative=alternative)
-    extra = {"quantile": quantile, "fpc": f}
-    pvalue = None
-    var0 = np.nan if res is None else float(getattr(res, "variance0", np.nan))
-    if var0 == var0:
-        se0 = float(np.sqrt(max(var0 * f, 0.0)))
-        extra["se0"] = se0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pvalue = float(2 * sps.norm.sf(abs(est / se0))) if se0 > 0 else np.nan
-    return Estimate(bound.name, est, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"),
-                    se=se, pvalue=pvalue, n=td.n, unit="none", n_units=td.n, extra=extra)
+    return analytic_estimate(bound.name, est, np.nan if res is None else float(res.variance), n=td.n,
+                             confidence_level=confidence_level, quantile=quantile, alternative=alternative,
+                             population_size=population_size,
+                             variance0=np.nan if res is None else float(getattr(res, "variance0", np.nan)))
 
 
 def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES,

@@ -122,13 +122,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.registry import UNDEFINED_PE_TOL, Statistic, register
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, _user_stacklevel, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
-from .analytic import DEFAULT_QUANTILE, analytic_interval, fpc
+from .analytic import DEFAULT_QUANTILE, analytic_estimate
 from .kernels import alpha_from_coincidence, chance_corrected
 from .weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
 
@@ -1136,26 +1135,15 @@ def _estimates(data: RaterData, specs: list[_Spec], *, ci_method, quantile, popu
                          n=n_of[s.name], unit="none", n_units=0, extra={"weights": s.label})
                 for s, t in zip(specs, theta)]
     if ci_method == "analytic":
-        factor = fpc(n_items, population_size)
         for s, t in zip(specs, theta):
             if s.w_analytic is None:
                 raise InputError(f"{s.name} has no analytic variance (ordinal alpha's distances depend on the "
                                  "data's marginal frequencies)", fix="use a bootstrap ci_method")
             an = _ANALYTIC[s.registry](data, s.w_analytic)
-            se = float(np.sqrt(an.variance * factor)) if np.isfinite(an.variance) else np.nan
-            low, high = analytic_interval(t, se, n=an.n, confidence_level=confidence_level, quantile=quantile)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                z = abs(t / se) if se > 0 else np.nan
-            if quantile == "t":
-                pval = float(2 * stats.t.sf(z, an.n - 1)) if an.n >= 2 and np.isfinite(z) else np.nan
-            else:
-                pval = float(2 * stats.norm.sf(z)) if np.isfinite(z) else np.nan
-            out.append(Estimate(s.name, float(t), ConfidenceInterval(float(low), float(high), confidence_level,
-                                                                     "analytic"),
-                                se=se, pvalue=pval, n=n_of[s.name], unit="none", n_units=an.n,
-                                extra={"pa": an.pa, "pe": an.pe, "weights": s.label, "quantile": quantile,
-                                       "df": an.n - 1 if quantile == "t" else np.inf,
-                                       "population_size": population_size, "fpc": factor}))
+            out.append(analytic_estimate(s.name, float(t), an.variance, n=an.n, n_items=n_of[s.name],
+                                         confidence_level=confidence_level, quantile=quantile,
+                                         population_size=population_size, n_sampled=n_items,
+                                         extra={"pa": an.pa, "pe": an.pe, "weights": s.label}))
         return out
     if cl is not None:
         _, cid = np.unique(np.asarray(cl), return_inverse=True)
