@@ -39,6 +39,7 @@ _LAZY = {
     "system_scores": "systems.evaluation", "scores_from_table": "systems.evaluation", "SystemScores": "systems.evaluation",
     "rank_correlation": "systems.ranking", "kendall_tau": "systems.ranking", "tau_ap": "systems.ranking", "rbo": "systems.ranking",
     "significance_agreement": "systems.ranking", "score_matrices": "systems.ranking",
+    "pool_bias": "systems.ranking", "RankCorrelation": "systems.ranking",
     # pairwise judgments
     "win_rates": "pairwise.winrates", "head_to_head": "pairwise.winrates", "pairwise_agreement": "pairwise.agreement",
     "seen_unseen_agreement": "pairwise.agreement", "inter_rater_agreement": "pairwise.agreement",

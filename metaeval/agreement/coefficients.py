@@ -780,7 +780,25 @@ def prevalence_bias_index(x=None, y=None, *, table=None, scale=None, cluster=Non
 # --------------------------------------------------------------------------------------------
 
 class PrevalenceResult(ResultSet):
-    """kappa_at_prevalence's result: estimates at the target prevalence(s) plus the curve."""
+    """kappa_at_prevalence's result: estimates at the target prevalence(s) plus the curve.
+
+    A :class:`~metaeval.ResultSet` (estimates ``kappa``, ``ppv``, ``observed_agreement`` keyed by
+    ``prevalence``) with two more attributes: ``curve``, a frame ``prevalence, kappa, kappa_low,
+    kappa_high, ppv, ppv_low, ppv_high``, and ``measured_prevalence``.
+
+    Parameters
+    ----------
+    estimates : sequence of Estimate, optional
+    keys : sequence of dict, optional
+    name : str, optional
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> r = metaeval.kappa_at_prevalence(table=[[85, 20], [20, 77]], prevalence=0.0107, ci_method=None)
+    >>> round(r.measured_prevalence, 3), list(r.curve.columns[:2])
+    (0.48, ['prevalence', 'kappa'])
+    """
 
     curve: pd.DataFrame
 

@@ -132,13 +132,23 @@ class BiasResult:
         return self.results[0]
 
     def __getitem__(self, name: str) -> Estimate:
-        for e, k in zip(self.results, self.results.keys):
-            if k.get("test") == name:
-                return e
-        raise KeyError(f"{name!r}; this result has {[k.get('test') for k in self.results.keys]}")
+        return self.results.get(test=name)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per estimate: a ``test`` column, then the package's fixed columns."""
+        """One row per estimate: a ``test`` column, then the package's fixed columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"human": [1, 2, 3, 4, 5, 3], "judge": [2, 2, 4, 5, 5, 4],
+        ...                   "length": [10, 30, 50, 90, 200, 40]})
+        >>> list(length_bias(d, ci_method=None).to_frame().columns[:3])
+        ['test', 'statistic', 'estimate']
+        """
         return self.results.to_frame()
 
     def __str__(self) -> str:
@@ -1131,6 +1141,13 @@ def self_enhancement(data, *, reference: str = "human", candidate: str = "judge"
 @dataclass(frozen=True)
 class RankChangeResult(BiasResult):
     """:class:`BiasResult` plus ``per_system``: scores, ranks and rank change of every system.
+
+    Parameters
+    ----------
+    test, statistic, estimate, ci, pvalue, results, tables, n, notes, fits
+        As :class:`BiasResult`.
+    per_system : pandas.DataFrame
+        One row per system: its scores under both label sets, its ranks and its rank gain.
 
     Examples
     --------

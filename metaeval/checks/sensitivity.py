@@ -375,6 +375,20 @@ class SensitivityResult:
     scenarios : pandas.DataFrame
         ``scenario, group, n, n_dropped, n_relabelled, description``.
     statistic : str
+        The statistic's name.
+    notes : tuple of str
+        What the reader should know about how the values were obtained.
+    replicates : numpy.ndarray or None
+        The bootstrap replicates of every row (None for point estimates).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> from metaeval.checks.sensitivity import few_shot_scenarios
+    >>> v = metaeval.datasets.load("imageclef_like").validation
+    >>> r = metaeval.sensitivity(metaeval.cohen_kappa, v, few_shot_scenarios(), ci_method=None)
+    >>> sorted(set(r.to_frame()["kind"]))
+    ['contrast', 'difference', 'value']
     """
 
     results: ResultSet
@@ -384,10 +398,24 @@ class SensitivityResult:
     replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
+        """Every row as a tidy frame: ``scenario, group, kind`` and the package's fixed columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import metaeval
+        >>> v = metaeval.datasets.load("imageclef_like").validation
+        >>> metaeval.sensitivity(metaeval.cohen_kappa, v, [], ci_method=None).to_frame()["scenario"].tolist()
+        ['baseline']
+        """
         return self.results.to_frame()
 
     @property
     def baseline(self) -> Estimate:
+        """The statistic on the data as given."""
         return self.get("baseline")
 
     def get(self, scenario: str, kind: str = "value", component: str | None = None) -> Estimate:
@@ -420,7 +448,28 @@ class SensitivityResult:
         return self.results.get(**keys)
 
     def influence(self, group: str = "leave-one-topic-out") -> pd.DataFrame:
-        """The differences of one group (default: leave-one-topic-out), largest |difference| first."""
+        """The differences of one group of scenarios, largest |difference| first.
+
+        Parameters
+        ----------
+        group : str
+            The scenarios' group (default: the topics left out one at a time by
+            :func:`leave_one_topic_out`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The ``difference`` rows of that group, sorted by absolute size.
+
+        Examples
+        --------
+        >>> import metaeval
+        >>> from metaeval.checks.sensitivity import leave_one_topic_out
+        >>> v = metaeval.datasets.load("imageclef_like").validation
+        >>> r = metaeval.sensitivity(metaeval.cohen_kappa, v, leave_one_topic_out(), ci_method=None)
+        >>> len(r.influence()) == v["query_id"].nunique()
+        True
+        """
         f = self.to_frame()
         f = f[(f["group"] == group) & (f["kind"] == "difference")].copy()
         f = f.assign(_abs=f["estimate"].abs()).sort_values("_abs", ascending=False, kind="stable")
