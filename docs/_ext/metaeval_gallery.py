@@ -1,0 +1,83 @@
+"""The gallery's sources: the figure scripts of ``figures/``, staged for sphinx-gallery.
+
+sphinx-gallery wants a header file in the examples folder and a reStructuredText title in every
+script's docstring. ``figures/`` is the project's figure folder (``figures/make_all.py`` renders it
+without Sphinx), so instead of adding files there, :func:`stage_gallery` copies ``fig_*.py`` and
+``_gallery.py`` into ``docs/_build/gallery_src/`` on every build, writes the header there, and gives
+a script whose docstring has no underlined title one: its first sentence. The code shown and run
+is the script's, byte for byte. :func:`reset_argv` makes each script write its files into
+``_out/`` beside the staged copy instead of ``figures/out``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+HEADER = """\
+Gallery
+=======
+
+Every figure of metaeval, with the script that draws it. Each script renders one figure from the
+bundled sample data (:mod:`metaeval.datasets`) with the library's public statistics and the plot
+functions of :mod:`metaeval.figures`; ``python figures/make_all.py`` renders them all (PDF, SVG and
+PNG, byte-identical from run to run). The scripts import their shared settings and cached data
+(seed, number of resamples, scales, the aligned sample data) from ``figures/_gallery.py``.
+"""
+
+_DOCSTRING = re.compile(r'\A(?P<pre>(?:[ \t]*#[^\n]*\n|[ \t]*\n)*)(?P<q>"""|\'\'\')(?P<body>.*?)(?P=q)', re.S)
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$", re.M)
+
+
+def _title(first_paragraph: str) -> str:
+    """A title from a docstring's first paragraph: its first sentence, on one line."""
+    text = " ".join(first_paragraph.split())
+    m = re.match(r"(.+?[.!?])(\s|$)", text)
+    title = (m.group(1) if m else text).rstrip(".")
+    return title
+
+
+def with_title(source: str) -> str:
+    """``source`` with an underlined title at the top of its module docstring (unchanged if it has one)."""
+    m = _DOCSTRING.match(source)
+    if m is None:
+        raise ValueError("a gallery script needs a module docstring (its first sentence becomes the title)")
+    body = m.group("body").strip("\n")
+    paragraphs = body.split("\n\n")
+    if len(paragraphs[0].splitlines()) > 1 and _UNDERLINE.match(paragraphs[0].splitlines()[1]):
+        return source
+    title = _title(paragraphs[0])
+    rest = body if _title(body) != " ".join(body.split()).rstrip(".") else ""
+    new_body = "\n" + title + "\n" + "=" * len(title) + "\n" + ("\n" + rest + "\n" if rest else "")
+    q = m.group("q")
+    return source[: m.start("q")] + q + new_body + q + source[m.end():]
+
+
+def stage_gallery(figures: Path, target: Path) -> Path:
+    """Copy the gallery scripts of ``figures`` into ``target`` (titles added) and write its header.
+
+    Files are rewritten only when their text changes, so sphinx-gallery's checksums skip unchanged
+    scripts on an incremental build. Stale copies (a script removed from ``figures/``) are deleted.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    wanted = {"GALLERY_HEADER.rst": HEADER}
+    for path in sorted(figures.glob("fig_*.py")):
+        wanted[path.name] = with_title(path.read_text(encoding="utf-8"))
+    shared = figures / "_gallery.py"
+    if shared.exists():
+        wanted[shared.name] = shared.read_text(encoding="utf-8")
+    for name, text in wanted.items():
+        p = target / name
+        if not p.exists() or p.read_text(encoding="utf-8") != text:
+            p.write_text(text, encoding="utf-8")
+    for p in target.glob("*.py"):
+        if p.name not in wanted:
+            p.unlink()
+    shutil.rmtree(target / "__pycache__", ignore_errors=True)
+    return target
+
+
+def reset_argv(gallery_conf, script_vars) -> list[str]:
+    """Command-line arguments of a gallery script: its output folder, ``_out`` beside the staged copy."""
+    return ["_out"]
