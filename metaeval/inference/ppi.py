@@ -1,0 +1,637 @@
+"""Prediction-powered inference (PPI, PPI++): judge labels everywhere, human labels on a few items.
+
+n items (or topics) carry a human label y and a judge label ŷ; N more carry only the judge label.
+The judge-only mean is biased by however far the judge is off; the human-only mean ignores the N
+judge labels. PPI (Angelopoulos et al., Science 2023) adds the judge's mean on the unlabelled items
+to the mean residual y − ŷ on the labelled ones; PPI++ (Angelopoulos, Duchi & Zrnic 2023) weights
+the judge by a power-tuning parameter λ:
+
+    θ̂_λ = λ · mean(ŷ_unl) + mean(y − λ ŷ_lab),
+    var(θ̂_λ) = Var(y − λ ŷ)/n + λ² Var(ŷ_unl)/N,
+    λ* = Cov(y, ŷ) / ((1 + n/N) Var(ŷ))          (clipped to [0, 1], as ppi_py does).
+
+λ = 0 is the human-only (classical) mean, λ = 1 plain PPI. Estimates are unbiased for every fixed
+λ; the interval is valid whatever the judge's bias, and it is narrower than the human-only one in
+proportion to how well the judge tracks the humans.
+
+Conventions
+-----------
+* ``quantile="normal"`` uses the 1/n variances of ppi_py (``np.std``), so that its intervals equal
+  ``ppi_py.ppi_mean_ci`` to 1e-12; ``quantile="t"`` uses 1/(n − 1) variances and a Student
+  t(n − 1) quantile, so that ``method="classical"`` is exactly Student's t interval.
+* ``cluster=``: the labelled units are clusters (topics) of items: every variance is computed from
+  cluster totals (the linearization variance of a ratio mean), λ* from the same cluster totals,
+  and the t quantile has (labelled clusters − 1) degrees of freedom.
+* ``population_size=P``: the target is the mean of y over a finite population of P items of which
+  the n labelled ones were drawn at random (without replacement) and the N unlabelled ones are a
+  random sample of the rest (N = P − n: every other item). See :func:`ppi_mean_variance`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ..core.errors import InputError, SmallSampleWarning
+from ..core.results import ConfidenceInterval, Estimate
+
+__all__ = ["ppi_mean", "ppi_mean_variance", "ppi_lambda", "PPIVariance", "METHODS", "QUANTILES", "CI_METHODS",
+           "DEFAULT_QUANTILE", "DEFAULT_CI_METHOD"]
+
+#: The estimators of a mean: PPI++ (power-tuned λ), PPI (λ = 1), human-only (λ = 0), judge-only.
+METHODS = ("ppi++", "ppi", "classical", "judge_only")
+#: Quantiles of the analytic interval.
+QUANTILES = ("t", "normal")
+#: Interval methods: the analytic (Wald) interval, the bootstrap-t through metaeval's engine, the
+#: delete-one jackknife variance (λ re-tuned on every leave-one-out sample); None: the point estimate.
+CI_METHODS = ("analytic", "bootstrap-t", "jackknife")
+#: Default quantile (chosen by the coverage simulation in tests/test_ppi.py; see the module notes).
+DEFAULT_QUANTILE = "t"
+#: Default interval method (chosen by the same simulation).
+DEFAULT_CI_METHOD = "analytic"
+_ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+# --------------------------------------------------------------------------------------------
+# inputs
+# --------------------------------------------------------------------------------------------
+
+def _vector(x, name: str) -> np.ndarray:
+    try:
+        v = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise InputError(f"{name} must be numbers", text=repr(x)[:60], expected="a 1-D array of floats") from err
+    if v.ndim == 0:
+        v = v[None]
+    if v.ndim != 1:
+        raise InputError(f"{name} must be one-dimensional, got shape {v.shape}", fix="pass a 1-D array or a Series")
+    bad = ~np.isfinite(v)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{name} holds {int(bad.sum())} missing or infinite values (the first at position {i})",
+                         expected="finite numbers", fix=f"drop those items from {name} (and its partner) first")
+    return v
+
+
+def _codes(c, n: int, name: str, partner: str) -> np.ndarray:
+    arr = np.asarray(c)
+    if arr.ndim != 1 or len(arr) != n:
+        raise InputError(f"{name} has {len(arr) if arr.ndim == 1 else arr.shape} entries, {partner} has {n}",
+                         expected=f"one cluster id per item of {partner}")
+    try:
+        bad = np.asarray([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr.tolist()])
+    except TypeError:
+        bad = np.zeros(n, dtype=bool)
+    if bad.any():
+        raise InputError(f"{name} has {int(bad.sum())} missing cluster ids", fix="give every item its cluster")
+    return arr
+
+
+def _check_common(confidence_level, alternative, quantile, ci_method, method):
+    if method not in METHODS:
+        raise InputError(f"method must be one of {METHODS}, got {method!r}")
+    if not 0 < confidence_level < 1:
+        raise InputError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
+    if alternative not in _ALTERNATIVES:
+        raise InputError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+    if quantile not in QUANTILES:
+        raise InputError(f"quantile must be one of {QUANTILES}, got {quantile!r}")
+    if ci_method is not None and ci_method not in CI_METHODS:
+        raise InputError(f"ci_method must be one of {CI_METHODS} or None, got {ci_method!r}")
+
+
+@dataclass(frozen=True)
+class _Data:
+    """Per-unit sufficient statistics of the labelled (XL) and unlabelled (XU) samples."""
+
+    XL: np.ndarray
+    XU: np.ndarray
+    clustered: bool
+    n: int
+    N: int
+    population_size: int | None
+
+
+# labelled columns: units, items, Ty, Th, Qyy, Qhh, Qyh, ΣTy², ΣTh², ΣTyTh, ΣnTy, ΣnTh, Σn²
+_DL = 13
+# unlabelled columns: units, items, Th, Qhh, ΣTh², ΣnTh, Σn²
+_DU = 7
+
+
+def _unit_sums(y, h, cl):
+    """Per-cluster rows of the labelled sufficient statistics (one row per item without clusters)."""
+    if cl is None:
+        one = np.ones_like(y)
+        return np.column_stack([one, one, y, h, y * y, h * h, y * h, y * y, h * h, y * h, y, h, one])
+    _, inv = np.unique(cl, return_inverse=True)
+    G = int(inv.max()) + 1
+    nc = np.bincount(inv, minlength=G).astype(float)
+    Ty = np.bincount(inv, y, G)
+    Th = np.bincount(inv, h, G)
+    Qyy = np.bincount(inv, y * y, G)
+    Qhh = np.bincount(inv, h * h, G)
+    Qyh = np.bincount(inv, y * h, G)
+    return np.column_stack([np.ones(G), nc, Ty, Th, Qyy, Qhh, Qyh, Ty * Ty, Th * Th, Ty * Th, nc * Ty, nc * Th,
+                            nc * nc])
+
+
+def _unit_sums_u(h, cl):
+    if cl is None:
+        one = np.ones_like(h)
+        return np.column_stack([one, one, h, h * h, h * h, h, one])
+    _, inv = np.unique(cl, return_inverse=True)
+    G = int(inv.max()) + 1
+    nc = np.bincount(inv, minlength=G).astype(float)
+    Th = np.bincount(inv, h, G)
+    Qhh = np.bincount(inv, h * h, G)
+    return np.column_stack([np.ones(G), nc, Th, Qhh, Th * Th, nc * Th, nc * nc])
+
+
+def _prepare(y, yhat, yhat_unlabelled, cluster=None, cluster_unlabelled=None, population_size=None) -> _Data:
+    y = _vector(y, "y")
+    h = _vector(yhat, "yhat")
+    hu = _vector(yhat_unlabelled, "yhat_unlabelled")
+    if len(y) != len(h):
+        raise InputError(f"y and yhat have different lengths: {len(y)} and {len(h)}",
+                         expected="a human label and a judge label for every labelled item")
+    if len(y) < 2:
+        raise InputError(f"need at least 2 labelled items, got {len(y)}")
+    if len(hu) == 0:
+        raise InputError("yhat_unlabelled is empty", expected="the judge's labels on at least one unlabelled item",
+                         fix="with no unlabelled items there is nothing to correct: use method='classical'")
+    if (cluster is None) != (cluster_unlabelled is None):
+        raise InputError("give cluster= and cluster_unlabelled= together (or neither)",
+                         fix="pass the cluster (topic) of every labelled and every unlabelled item")
+    cl = clu = None
+    if cluster is not None:
+        cl = _codes(cluster, len(y), "cluster", "y")
+        clu = _codes(cluster_unlabelled, len(hu), "cluster_unlabelled", "yhat_unlabelled")
+        shared = np.intersect1d(np.unique(cl.astype(str)), np.unique(clu.astype(str)))
+        if len(shared):
+            raise InputError(f"{len(shared)} clusters are both labelled and unlabelled (e.g. {shared[0]!r})",
+                             expected="disjoint clusters: the labelled topics are labelled whole",
+                             fix="label whole clusters, or drop the unlabelled items of labelled clusters")
+        if len(np.unique(cl)) < 2:
+            raise InputError("need at least 2 labelled clusters")
+    if population_size is not None:
+        if cluster is not None:
+            raise InputError("population_size= with cluster= is not supported",
+                             fix="for a finite population of topics pass one value per topic (no cluster=)")
+        P = int(population_size)
+        if P != population_size or P < len(y) + len(hu):
+            raise InputError(f"population_size must be an integer of at least n + N = {len(y) + len(hu)}, "
+                             f"got {population_size!r}")
+        population_size = P
+    return _Data(_unit_sums(y, h, cl), _unit_sums_u(hu, clu), cl is not None, len(y), len(hu), population_size)
+
+
+# --------------------------------------------------------------------------------------------
+# the one definition of the estimate, its variance and λ* (vectorized over rows of sums)
+# --------------------------------------------------------------------------------------------
+
+def _moments(SL, SU, ddof):
+    """Means and variances of the means (cluster totals) from summed statistics, shape (b, ·)."""
+    GL, n, Ty, Th, Qyy, Qhh, Qyh, Tyy, Thh, Tyh, nTy, nTh, nn = SL.T
+    GU, N, Tu, Quu, Tuu, nTu, nnu = SU.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ybar, hbar, ubar = Ty / n, Th / n, Tu / N
+        Myy = Tyy - 2 * ybar * nTy + ybar ** 2 * nn
+        Mhh = Thh - 2 * hbar * nTh + hbar ** 2 * nn
+        Myh = Tyh - ybar * nTh - hbar * nTy + ybar * hbar * nn
+        Muu = Tuu - 2 * ubar * nTu + ubar ** 2 * nnu
+        cL = GL / (GL - ddof) / n ** 2
+        cU = GU / (GU - ddof) / N ** 2
+    return dict(GL=GL, GU=GU, n=n, N=N, ybar=ybar, hbar=hbar, ubar=ubar, Vy=cL * Myy, Vh=cL * Mhh, C=cL * Myh,
+                VU=cU * Muu, Qyh=Qyh, Qhh=Qhh, Quu=Quu, Ty=Ty, Th=Th, Tu=Tu)
+
+
+def _fpc_terms(n, N, P):
+    """(a, b): the labelled and unlabelled variance multipliers of the finite-population design."""
+    a = 1.0 / n + 1.0 / (P - n)
+    b = 1.0 / N - 1.0 / (P - n)
+    return a, b
+
+
+def _tuned_lambda(m, clustered, P):
+    """λ* of PPI++: ppi_py's estimator without clusters, the cluster-total one with clusters."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if clustered:
+            num, den = m["C"], m["Vh"] + m["VU"]
+        else:
+            n, N = m["n"], m["N"]
+            cov0 = m["Qyh"] / n - m["ybar"] * m["hbar"]
+            tot = n + N
+            mu = (m["Th"] + m["Tu"]) / tot
+            s2 = (m["Qhh"] + m["Quu"] - tot * mu ** 2) / (tot - 1)
+            if P is None:
+                factor = 1 + n / N
+            else:
+                a, b = _fpc_terms(n, N, P)
+                factor = 1 + b / a
+            num, den = cov0, factor * s2
+        lam = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+def _estimate(m, lam, P, judge_only=False, ddof=0):
+    """(θ̂, var_labelled, var_unlabelled) for a given λ (array), from :func:`_moments` output."""
+    n, N = m["n"], m["N"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if judge_only:
+            theta = (m["Th"] + m["Tu"]) / (n + N)
+            return theta, None, None
+        theta_r = lam * m["ubar"] + m["ybar"] - lam * m["hbar"]
+        var_l = m["Vy"] - 2 * lam * m["C"] + lam ** 2 * m["Vh"]
+        var_u = lam ** 2 * m["VU"]
+        if P is None:
+            return theta_r, var_l, var_u
+        # finite population: the labelled items are known exactly; θ_R estimates the mean of the rest
+        f = (P - n) / P
+        a, b = _fpc_terms(n, N, P)
+        # Vy etc. are S²/n and S_U²/N (with the ddof divisor): rescale to the design's multipliers
+        theta = (n * m["ybar"] + (P - n) * theta_r) / P
+        return theta, f ** 2 * var_l * n * a, f ** 2 * var_u * N * b
+
+
+def _judge_only_variance(XL, XU, ddof, P):
+    """Variance of the judge-only mean over every labelled and unlabelled unit (cluster totals)."""
+    h = np.concatenate([XL[:, [0, 1, 3, 8, 11, 12]], XU[:, [0, 1, 2, 4, 5, 6]]])
+    G, n, T, TT, nT, nn = h.sum(axis=0)
+    mu = T / n
+    M = TT - 2 * mu * nT + mu ** 2 * nn
+    var = G / (G - ddof) * M / n ** 2
+    if P is not None:
+        var *= 1 - n / P
+    return float(var)
+
+
+# --------------------------------------------------------------------------------------------
+# the public helpers
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PPIVariance:
+    """The PPI estimate of a mean for one λ, and its variance in two parts.
+
+    Attributes
+    ----------
+    estimate : float
+        θ̂_λ.
+    variance : float
+        ``var_labelled + var_unlabelled``.
+    var_labelled : float
+        The part from the labelled sample: Var(y − λŷ)/n (cluster totals with clusters; with a finite
+        population ((P − n)/P)² · S²_{y−λŷ} · (1/n + 1/(P − n))).
+    var_unlabelled : float
+        The part from the unlabelled sample: λ² Var(ŷ_unl)/N (with a finite population
+        ((P − n)/P)² · λ² S²_ŷ · (1/N − 1/(P − n)), zero when every other item is judged).
+    lam : float
+        The λ used.
+    n, N : int
+        Labelled and unlabelled items.
+    n_clusters, n_clusters_unlabelled : int
+        Labelled and unlabelled units (clusters, or items without clusters).
+
+    Examples
+    --------
+    >>> v = PPIVariance(0.5, 0.01, 0.008, 0.002, 0.9, 20, 200, 20, 200)
+    >>> round(v.se, 4)
+    0.1
+    """
+
+    estimate: float
+    variance: float
+    var_labelled: float
+    var_unlabelled: float
+    lam: float
+    n: int
+    N: int
+    n_clusters: int
+    n_clusters_unlabelled: int
+
+    @property
+    def se(self) -> float:
+        """√variance.
+
+        Examples
+        --------
+        >>> PPIVariance(0.5, 0.04, 0.03, 0.01, 1.0, 10, 90, 10, 90).se
+        0.2
+        """
+        return math.sqrt(self.variance) if self.variance >= 0 else float("nan")
+
+
+def _ddof_for(quantile):
+    return 1 if quantile == "t" else 0
+
+
+def _variance_from(d: _Data, lam, ddof) -> PPIVariance:
+    m = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], ddof)
+    lam_a = np.atleast_1d(np.asarray(lam, dtype=float))
+    theta, vl, vu = _estimate(m, lam_a, d.population_size)
+    return PPIVariance(float(theta[0]), float(vl[0] + vu[0]), float(vl[0]), float(vu[0]), float(lam_a[0]), d.n, d.N,
+                       len(d.XL), len(d.XU))
+
+
+def ppi_lambda(y, yhat, yhat_unlabelled, *, population_size: int | None = None, cluster=None,
+               cluster_unlabelled=None) -> float:
+    """The power-tuned λ* of PPI++ for a mean, as ppi_py estimates it.
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Human labels of the labelled items.
+    yhat : array-like (n,)
+        The judge's labels of the same items.
+    yhat_unlabelled : array-like (N,)
+        The judge's labels of the unlabelled items.
+    population_size : int, optional
+        Finite population of P ≥ n + N items (see :func:`ppi_mean_variance`): λ* minimizes the
+        finite-population variance, ``Cov(y, ŷ) / ((1 + b/a) Var(ŷ))`` with a = 1/n + 1/(P − n),
+        b = 1/N − 1/(P − n) (b = 0, the regression slope, when N = P − n).
+    cluster, cluster_unlabelled : array-like, optional
+        Cluster (topic) of each labelled and unlabelled item: λ* = Cov(ȳ, ŷ̄_lab) /
+        (Var(ŷ̄_lab) + Var(ŷ̄_unl)) from cluster totals.
+
+    Returns
+    -------
+    float
+        λ* clipped to [0, 1]; 0 when the judge's labels are constant.
+
+    Notes
+    -----
+    Without clusters: λ* = Cov₁/ₙ(y, ŷ) / ((1 + n/N) · Var(ŷ_lab ∪ ŷ_unl)), the covariance with
+    divisor n and the variance of the pooled judge labels with divisor n + N − 1: exactly
+    ppi_py's ``_calc_lam_glm`` for the mean (gradients y − θ and ŷ − θ, identity Hessian).
+
+    References
+    ----------
+    Angelopoulos, Duchi & Zrnic (2023), PPI++, arXiv 2311.01453, Example 6.1; ppi_py 0.2.3
+    ``ppi_py.ppi._calc_lam_glm`` (tests/test_ppi.py, equal to 1e-12).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=50); yhat = y + rng.normal(scale=0.5, size=50)
+    >>> yu = rng.normal(size=500) * 1.1
+    >>> round(ppi_lambda(y, yhat, yu), 3)
+    0.591
+    """
+    d = _prepare(y, yhat, yhat_unlabelled, cluster, cluster_unlabelled, population_size)
+    m = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], 0)
+    return float(_tuned_lambda(m, d.clustered, d.population_size)[0])
+
+
+def ppi_mean_variance(y, yhat, yhat_unlabelled, lam: float, *, ddof: int = 0, population_size: int | None = None,
+                      cluster=None, cluster_unlabelled=None) -> PPIVariance:
+    """The PPI estimate of a mean for a given λ and its variance: the one definition of both.
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Human labels of the labelled items.
+    yhat : array-like (n,)
+        The judge's labels of the same items.
+    yhat_unlabelled : array-like (N,)
+        The judge's labels of the unlabelled items.
+    lam : float
+        λ: 0 is the human-only mean, 1 plain PPI; :func:`ppi_lambda` gives the power-tuned λ*.
+    ddof : {0, 1}
+        Divisor of the variances: n − ddof (clusters: G − ddof, with the G/(G − ddof) factor of
+        cluster-robust variances). 0 is ppi_py's; 1 the unbiased one that goes with a t quantile.
+    population_size : int, optional
+        P: the target is the mean of y over a finite population of P ≥ n + N items, the n labelled
+        ones a simple random sample of it and the N unlabelled ones a random sample of the other
+        P − n (usually all of them).
+    cluster, cluster_unlabelled : array-like, optional
+        Cluster (topic) of each labelled and each unlabelled item (disjoint clusters): variances
+        from cluster totals.
+
+    Returns
+    -------
+    PPIVariance
+        ``estimate``, ``variance``, ``var_labelled``, ``var_unlabelled``, ``lam``, ``n``, ``N``.
+
+    Notes
+    -----
+    θ̂_λ = λ·mean(ŷ_unl) + mean(y − λŷ_lab); var = Var(y − λŷ)/n + λ²·Var(ŷ_unl)/N (Angelopoulos,
+    Duchi & Zrnic 2023, eq. 6).
+
+    With clusters c = 1..G (items per cluster n_c, totals T_c), the variance of a mean of z is
+    G/(G − ddof) · Σ_c (T_c(z) − n_c z̄)² / n², applied to z = y − λŷ (labelled) and to ŷ
+    (unlabelled); without clusters every item is its own cluster and this is Var(z)/n.
+
+    Finite population of P items (n labelled, N unlabelled, both random): the labelled y are known
+    exactly, so θ̂ = (n·ȳ + (P − n)·θ̂_R)/P with θ̂_R the PPI estimate of the mean of the other P − n
+    items. Its error is ((P − n)/P)·[(r̄_rest − r̄_lab) + λ(ŷ̄_unl − ŷ̄_rest)] with r = y − λŷ, so
+
+        var = ((P − n)/P)² · [S²_r (1/n + 1/(P − n)) + λ² S²_ŷ (1/N − 1/(P − n))].
+
+    With N = P − n (every other item judged) the second term vanishes and the first is
+    (1 − n/P)·S²_r/n: the usual finite-population factor on the residual variance. As P → ∞ it is
+    the formula above. (The judge's own variance does not enter when the judge has labelled the
+    whole population: its mean there is known, not estimated.)
+
+    References
+    ----------
+    ppi_py 0.2.3 ``ppi_mean_pointestimate`` and ``ppi_mean_ci`` (``imputed_std``,
+    ``rectifier_std``) for ddof = 0 without clusters or finite population (tests/test_ppi.py,
+    equal to 1e-12). Cochran (1977), §2.5 and §12 (finite-population and two-phase variances);
+    the finite-population variance is checked by simulation in tests/test_ppi.py.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1.0, 0.0, 1.0, 1.0]); yhat = np.array([1.0, 0.0, 0.0, 1.0])
+    >>> v = ppi_mean_variance(y, yhat, np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0]), lam=1.0)
+    >>> round(v.estimate, 4), round(v.var_labelled, 4), round(v.var_unlabelled, 4)
+    (0.9167, 0.0469, 0.0370)
+    """
+    if ddof not in (0, 1):
+        raise InputError(f"ddof must be 0 or 1, got {ddof!r}")
+    d = _prepare(y, yhat, yhat_unlabelled, cluster, cluster_unlabelled, population_size)
+    lam = float(lam)
+    if not math.isfinite(lam):
+        raise InputError(f"lam must be a finite number, got {lam!r}")
+    return _variance_from(d, lam, ddof)
+
+
+# --------------------------------------------------------------------------------------------
+# intervals
+# --------------------------------------------------------------------------------------------
+
+def _interval(est, se, df, confidence_level, alternative, quantile):
+    """Wald interval est ± q·se (q normal, or t with df degrees of freedom)."""
+    dist = stats.t(df) if quantile == "t" else stats.norm
+    if alternative == "two-sided":
+        q = float(dist.ppf(0.5 + confidence_level / 2))
+        return est - q * se, est + q * se
+    q = float(dist.ppf(confidence_level))
+    if alternative == "greater":
+        return est - q * se, math.inf
+    return -math.inf, est + q * se
+
+
+def _pvalue(est, se, null, df, alternative, quantile):
+    if null is None or not (se > 0):
+        return None
+    dist = stats.t(df) if quantile == "t" else stats.norm
+    z = (est - null) / se
+    if alternative == "two-sided":
+        return float(2 * dist.sf(abs(z)))
+    if alternative == "greater":
+        return float(dist.sf(z))
+    return float(dist.cdf(z))
+
+
+def _point_and_variance(d: _Data, method, lam, ddof):
+    """(θ̂, var_labelled, var_unlabelled, λ) of one method on the data."""
+    if method == "judge_only":
+        m = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], ddof)
+        theta = float(_estimate(m, np.zeros(1), d.population_size, judge_only=True)[0][0])
+        return theta, float("nan"), float("nan"), float("nan")
+    if method == "ppi++":
+        if lam is None:
+            m0 = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], 0)
+            lam = float(_tuned_lambda(m0, d.clustered, d.population_size)[0])
+    else:
+        lam = 0.0 if method == "classical" else 1.0
+    v = _variance_from(d, lam, ddof)
+    return v.estimate, v.var_labelled, v.var_unlabelled, lam
+
+
+def _fit_mean(d: _Data, *, method, statistic, confidence_level, alternative, quantile, lam, ci_method,
+              n_resamples, rng, null) -> Estimate:
+    ddof = _ddof_for(quantile)
+    theta, vl, vu, lam_used = _point_and_variance(d, method, lam, ddof)
+    GL, GU = len(d.XL), len(d.XU)
+    if method == "judge_only":
+        var = _judge_only_variance(d.XL, d.XU, ddof, d.population_size)
+        df = GL + GU - 1
+    else:
+        var = vl + vu
+        df = GL - 1
+    se = math.sqrt(var) if var >= 0 else float("nan")
+    extra = {"method": method, "lam": lam_used, "var_labelled": vl, "var_unlabelled": vu, "n_labelled": d.n,
+             "n_unlabelled": d.N, "n_over_N": d.n / d.N, "n_clusters": GL, "n_clusters_unlabelled": GU,
+             "quantile": quantile, "df": df if quantile == "t" else math.inf, "population_size": d.population_size,
+             "clustered": d.clustered}
+    unit = "clusters" if d.clustered else "items"
+    if ci_method is None:
+        return Estimate(statistic, theta, ConfidenceInterval(math.nan, math.nan, confidence_level, "none"), se=se,
+                        n=d.n + d.N, unit="none", n_units=GL + GU, extra=extra)
+    if ci_method == "analytic":
+        low, high = _interval(theta, se, df, confidence_level, alternative, quantile)
+        return Estimate(statistic, theta, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"),
+                        se=se, pvalue=_pvalue(theta, se, null, df, alternative, quantile), n=d.n + d.N, unit="none",
+                        n_units=GL + GU, extra={**extra, "unit_of_variance": unit})
+    raise InputError(f"ci_method={ci_method!r} is not available yet")
+
+
+# --------------------------------------------------------------------------------------------
+# public estimators
+# --------------------------------------------------------------------------------------------
+
+def ppi_mean(y, yhat, yhat_unlabelled, *, method: str = "ppi++", confidence_level: float = 0.95,
+             alternative: str = "two-sided", quantile: str = DEFAULT_QUANTILE, lam: float | None = None,
+             population_size: int | None = None, cluster=None, cluster_unlabelled=None,
+             ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = 2000, rng=None,
+             null: float | None = None) -> Estimate:
+    """Judge-corrected estimate of a mean (PPI++, PPI), with the human-only and judge-only baselines.
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Human (reference) labels or scores of the labelled items (or topics).
+    yhat : array-like (n,)
+        The judge's labels or scores of the same items, in the same order.
+    yhat_unlabelled : array-like (N,)
+        The judge's labels of the items without a human label (N ≥ 1).
+    method : {"ppi++", "ppi", "classical", "judge_only"}
+        ``"ppi++"`` (default): λ tuned for power (or ``lam``); ``"ppi"``: λ = 1; ``"classical"``:
+        the mean of y alone (λ = 0); ``"judge_only"``: the mean of ŷ over all n + N items, with its
+        sampling error only (it ignores the judge's bias: it is the baseline PPI corrects).
+    confidence_level : float
+        Coverage of the interval, in (0, 1) (default 0.95).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"`` gives (low, inf), ``"less"`` (−inf, high); the p-value (with ``null``) follows.
+    quantile : {"t", "normal"}
+        The analytic interval's quantile: ``"t"`` Student t with (labelled units − 1) degrees of
+        freedom and variances with divisor n − 1; ``"normal"`` the normal quantile with ppi_py's
+        1/n variances (equal to ``ppi_py.ppi_mean_ci``). Default :data:`DEFAULT_QUANTILE`.
+    lam : float, optional
+        λ given by hand (``method="ppi++"`` only): 0 gives the classical estimate, 1 plain PPI.
+    population_size : int, optional
+        The target is the mean over a finite population of P items (n labelled at random, the N
+        unlabelled ones a random sample of the rest, usually all of it); see
+        :func:`ppi_mean_variance`.
+    cluster, cluster_unlabelled : array-like, optional
+        Cluster (topic) of every labelled and unlabelled item: whole clusters are labelled, and
+        the variances come from cluster totals (df = labelled clusters − 1).
+    ci_method : {"analytic", "bootstrap-t", "jackknife"} or None
+        How the interval is made (default :data:`DEFAULT_CI_METHOD`); None: the point estimate.
+    n_resamples : int
+        Bootstrap resamples for ``"bootstrap-t"``.
+    rng : None, int or numpy.random.Generator
+        Seed of the bootstrap (through :func:`metaeval.core.resample.make_rng`).
+    null : float, optional
+        Test H0: mean = ``null`` (the p-value uses the interval's quantile); None: no test.
+
+    Returns
+    -------
+    Estimate
+        ``statistic`` ``"<method>_mean"`` (e.g. ``"ppi++_mean"``); ``n`` = n + N; ``extra`` holds
+        ``lam``, ``var_labelled`` and ``var_unlabelled`` (the two parts of the variance),
+        ``n_labelled``, ``n_unlabelled``, ``n_over_N``, ``quantile``, ``df``, ``population_size``.
+
+    Raises
+    ------
+    InputError
+        Lengths that differ, missing or infinite values, fewer than 2 labelled items, no unlabelled
+        item, ``lam`` with a method other than ``"ppi++"``.
+
+    Notes
+    -----
+    See the module notes for the formulas and the coverage simulation that chose the defaults.
+
+    References
+    ----------
+    Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), "Prediction-powered inference", Science
+    382; Angelopoulos, Duchi & Zrnic (2023), "PPI++: Efficient prediction-powered inference", arXiv
+    2311.01453. ``quantile="normal"`` equals ppi_py 0.2.3 ``ppi_mean_ci`` / ``ppi_mean_pointestimate``
+    (``lam=None`` and fixed λ; ``lam=0`` its ``classical_mean_ci``) to 1e-12 on ppi_py's test
+    cases and on seeded data (tests/test_ppi.py).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> truth = rng.normal(0.5, 0.2, size=215)                       # 215 topics
+    >>> judge = truth + 0.1 + rng.normal(0, 0.05, size=215)          # a judge that is 0.1 too high
+    >>> e = ppi_mean(truth[:15], judge[:15], judge[15:])              # 15 topics labelled by humans
+    >>> e.statistic, round(e.estimate, 3), round(e.extra["lam"], 2)
+    ('ppi++_mean', 0.513, 0.34)
+    >>> j = ppi_mean(truth[:15], judge[:15], judge[15:], method="judge_only")
+    >>> round(j.estimate, 3)
+    0.582
+    """
+    _check_common(confidence_level, alternative, quantile, ci_method, method)
+    if lam is not None:
+        if method != "ppi++":
+            raise InputError(f"lam= applies to method='ppi++' only, got method={method!r}",
+                             fix="drop lam=, or use method='ppi++'")
+        lam = float(lam)
+        if not math.isfinite(lam):
+            raise InputError(f"lam must be a finite number, got {lam!r}")
+    d = _prepare(y, yhat, yhat_unlabelled, cluster, cluster_unlabelled, population_size)
+    if d.n < 10 and quantile == "normal" and ci_method == "analytic":
+        warnings.warn(f"only {d.n} labelled items: a normal-quantile interval under-covers; use quantile='t'",
+                      SmallSampleWarning, stacklevel=2)
+    return _fit_mean(d, method=method, statistic=f"{method}_mean", confidence_level=confidence_level,
+                     alternative=alternative, quantile=quantile, lam=lam, ci_method=ci_method,
+                     n_resamples=n_resamples, rng=rng, null=null)
