@@ -257,16 +257,48 @@ def _estimate(m, lam, P, judge_only=False, ddof=0):
         return theta, f ** 2 * var_l * n * a, f ** 2 * var_u * N * b
 
 
-def _judge_only_variance(XL, XU, ddof, P):
-    """Variance of the judge-only mean over every labelled and unlabelled unit (cluster totals)."""
-    h = np.concatenate([XL[:, [0, 1, 3, 8, 11, 12]], XU[:, [0, 1, 2, 4, 5, 6]]])
-    G, n, T, TT, nT, nn = h.sum(axis=0)
-    mu = T / n
-    M = TT - 2 * mu * nT + mu ** 2 * nn
-    var = G / (G - ddof) * M / n ** 2
+def _judge_only(SL, SU, ddof, P):
+    """Judge-only mean over every labelled and unlabelled unit and its variance (cluster totals)."""
+    G = SL[:, 0] + SU[:, 0]
+    n = SL[:, 1] + SU[:, 1]
+    T = SL[:, 3] + SU[:, 2]
+    TT = SL[:, 8] + SU[:, 4]
+    nT = SL[:, 11] + SU[:, 5]
+    nn = SL[:, 12] + SU[:, 6]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = T / n
+        var = G / (G - ddof) * (TT - 2 * mu * nT + mu ** 2 * nn) / n ** 2
     if P is not None:
-        var *= 1 - n / P
-    return float(var)
+        var = var * (1 - n / P)
+    return mu, var
+
+
+def _evaluate(SL, SU, *, method, lam, clustered, P, ddof):
+    """Every figure of one method on rows of summed statistics (b, ·), vectorized.
+
+    Returns a dict of arrays: ``theta``, ``var`` (with the finite-population design when ``P``),
+    ``theta_inf``, ``var_inf`` (the same without it, for studentizing bootstrap replicates),
+    ``var_l``, ``var_u`` (the two parts of ``var``) and ``lam``.
+    """
+    b = SL.shape[0]
+    if method == "judge_only":
+        theta, var = _judge_only(SL, SU, ddof, P)
+        theta_i, var_i = _judge_only(SL, SU, ddof, None)
+        nan = np.full(b, np.nan)
+        return dict(theta=theta, var=var, theta_inf=theta_i, var_inf=var_i, var_l=nan, var_u=nan, lam=nan)
+    m = _moments(SL, SU, ddof)
+    if method == "ppi++" and lam is None:
+        m0 = m if ddof == 0 else _moments(SL, SU, 0)
+        lam_a = _tuned_lambda(m0, clustered, P)
+    else:
+        fixed = {"classical": 0.0, "ppi": 1.0}.get(method, lam)
+        lam_a = np.full(b, float(fixed))
+    theta_i, vl_i, vu_i = _estimate(m, lam_a, None)
+    if P is None:
+        theta, vl, vu = theta_i, vl_i, vu_i
+    else:
+        theta, vl, vu = _estimate(m, lam_a, P)
+    return dict(theta=theta, var=vl + vu, theta_inf=theta_i, var_inf=vl_i + vu_i, var_l=vl, var_u=vu, lam=lam_a)
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,48 +521,112 @@ def _pvalue(est, se, null, df, alternative, quantile):
     return float(dist.cdf(z))
 
 
-def _point_and_variance(d: _Data, method, lam, ddof):
-    """(θ̂, var_labelled, var_unlabelled, λ) of one method on the data."""
+def _bootstrap_t(d: _Data, r0, *, method, lam, ddof, n_resamples, rng):
+    """Studentized replicates t* = (θ* − θ̂)/se* from metaeval's engine (strata: labelled, unlabelled)."""
+    from ..core.resample import Units, bootstrap
+
+    GL, GU = len(d.XL), len(d.XU)
+    X = np.zeros((GL + GU, _DL + _DU))
+    X[:GL, :_DL] = d.XL
+    X[GL:, _DL:] = d.XU
+    strata = np.r_[np.zeros(GL, dtype=int), np.ones(GU, dtype=int)]
+    units = Units(X, np.ones(GL + GU, dtype=np.int64), strata=strata, kind="clusters" if d.clustered else "items")
+    theta0 = float(r0["theta_inf"][0])
+
+    def stat(S):
+        r = _evaluate(S[:, :_DL], S[:, _DL:], method=method, lam=lam, clustered=d.clustered, P=None, ddof=ddof)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.sqrt(r["var_inf"])
+            t = np.where(se > 0, (r["theta_inf"] - theta0) / np.where(se > 0, se, 1.0), np.nan)
+        return np.column_stack([r["theta_inf"], t])
+
+    return bootstrap(stat, units, n_resamples=n_resamples, ci_method="percentile", rng=rng,
+                     cluster_correction=False)
+
+
+def _jackknife_variance(d: _Data, r0, *, method, lam, ddof):
+    """Delete-one-unit jackknife variance (λ re-tuned on every leave-one-out sample)."""
+    SL, SU = d.XL.sum(axis=0), d.XU.sum(axis=0)
+    GL, GU = len(d.XL), len(d.XU)
+    kw = dict(method=method, lam=lam, clustered=d.clustered, P=None, ddof=ddof)
+    tl = _evaluate(SL[None] - d.XL, np.repeat(SU[None], GL, axis=0), **kw)["theta_inf"]
+    tu = _evaluate(np.repeat(SL[None], GU, axis=0), SU[None] - d.XU, **kw)["theta_inf"]
+    jl = (GL - 1) / GL * np.sum((tl - tl.mean()) ** 2)
+    ju = (GU - 1) / GU * np.sum((tu - tu.mean()) ** 2) if GU > 1 else 0.0
+    P = d.population_size
+    if P is None:
+        return float(jl), float(ju)
     if method == "judge_only":
-        m = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], ddof)
-        theta = float(_estimate(m, np.zeros(1), d.population_size, judge_only=True)[0][0])
-        return theta, float("nan"), float("nan"), float("nan")
-    if method == "ppi++":
-        if lam is None:
-            m0 = _moments(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], 0)
-            lam = float(_tuned_lambda(m0, d.clustered, d.population_size)[0])
-    else:
-        lam = 0.0 if method == "classical" else 1.0
-    v = _variance_from(d, lam, ddof)
-    return v.estimate, v.var_labelled, v.var_unlabelled, lam
+        f = 1 - (d.n + d.N) / P
+        return float(jl * f), float(ju * f)
+    # the finite-population design (ppi_mean_variance): S²_r(1/n + 1/(P−n)) and λ²S²(1/N − 1/(P−n))
+    f = (P - d.n) / P
+    return float(f ** 2 * jl * P / (P - d.n)), float(f ** 2 * ju * (1 - d.N / (P - d.n)))
 
 
 def _fit_mean(d: _Data, *, method, statistic, confidence_level, alternative, quantile, lam, ci_method,
-              n_resamples, rng, null) -> Estimate:
+              n_resamples, rng, null, bounds=None) -> Estimate:
     ddof = _ddof_for(quantile)
-    theta, vl, vu, lam_used = _point_and_variance(d, method, lam, ddof)
+    SL, SU = d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None]
+    r0 = _evaluate(SL, SU, method=method, lam=lam, clustered=d.clustered, P=d.population_size, ddof=ddof)
+    theta, var = float(r0["theta"][0]), float(r0["var"][0])
+    vl, vu, lam_used = float(r0["var_l"][0]), float(r0["var_u"][0]), float(r0["lam"][0])
     GL, GU = len(d.XL), len(d.XU)
-    if method == "judge_only":
-        var = _judge_only_variance(d.XL, d.XU, ddof, d.population_size)
-        df = GL + GU - 1
-    else:
-        var = vl + vu
-        df = GL - 1
-    se = math.sqrt(var) if var >= 0 else float("nan")
+    df = GL + GU - 1 if method == "judge_only" else GL - 1
     extra = {"method": method, "lam": lam_used, "var_labelled": vl, "var_unlabelled": vu, "n_labelled": d.n,
              "n_unlabelled": d.N, "n_over_N": d.n / d.N, "n_clusters": GL, "n_clusters_unlabelled": GU,
              "quantile": quantile, "df": df if quantile == "t" else math.inf, "population_size": d.population_size,
-             "clustered": d.clustered}
-    unit = "clusters" if d.clustered else "items"
+             "clustered": d.clustered, "unit_of_variance": "clusters" if d.clustered else "items"}
+    if ci_method == "jackknife":
+        jl, ju = _jackknife_variance(d, r0, method=method, lam=lam, ddof=ddof)
+        extra.update(var_analytic=var, var_labelled=jl if method != "judge_only" else math.nan,
+                     var_unlabelled=ju if method != "judge_only" else math.nan)
+        var = jl + ju
+    se = math.sqrt(var) if var >= 0 else float("nan")
     if ci_method is None:
         return Estimate(statistic, theta, ConfidenceInterval(math.nan, math.nan, confidence_level, "none"), se=se,
                         n=d.n + d.N, unit="none", n_units=GL + GU, extra=extra)
-    if ci_method == "analytic":
+    if ci_method in ("analytic", "jackknife"):
         low, high = _interval(theta, se, df, confidence_level, alternative, quantile)
-        return Estimate(statistic, theta, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"),
+        if bounds is not None:
+            low, high = max(low, bounds[0]), min(high, bounds[1])
+        return Estimate(statistic, theta, ConfidenceInterval(float(low), float(high), confidence_level, ci_method),
                         se=se, pvalue=_pvalue(theta, se, null, df, alternative, quantile), n=d.n + d.N, unit="none",
-                        n_units=GL + GU, extra={**extra, "unit_of_variance": unit})
-    raise InputError(f"ci_method={ci_method!r} is not available yet")
+                        n_units=GL + GU, extra=extra)
+    # bootstrap-t: the engine draws (labelled and unlabelled units resampled on their own), the
+    # studentized replicates replace the t or normal quantile
+    import dataclasses
+
+    res = _bootstrap_t(d, r0, method=method, lam=lam, ddof=ddof, n_resamples=n_resamples, rng=rng)
+    tstar = res.replicates[:, 1]
+    tstar = tstar[np.isfinite(tstar)]
+    alpha = 1 - confidence_level
+    if alternative == "two-sided":
+        q_lo, q_hi = np.quantile(tstar, [alpha / 2, 1 - alpha / 2])
+        low, high = theta - q_hi * se, theta - q_lo * se
+    elif alternative == "greater":
+        low, high = theta - np.quantile(tstar, 1 - alpha) * se, math.inf
+    else:
+        low, high = -math.inf, theta - np.quantile(tstar, alpha) * se
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    pval = None
+    if null is not None and se > 0:
+        t_obs = (theta - null) / se
+        if alternative == "greater":
+            pval = float(np.mean(tstar >= t_obs))
+        elif alternative == "less":
+            pval = float(np.mean(tstar <= t_obs))
+        else:
+            pval = float(min(1.0, 2 * min(np.mean(tstar <= t_obs), np.mean(tstar >= t_obs))))
+    reps_theta = res.replicates[:, 0]
+    res = dataclasses.replace(res, theta_hat=np.array([theta, 0.0]), low=np.array([low, math.nan]),
+                              high=np.array([high, math.nan]), se=np.array([se, math.nan]),
+                              bias=np.array([float(np.nanmean(reps_theta)) - float(r0["theta_inf"][0]), math.nan]),
+                              method="bootstrap-t")
+    extra["t_quantiles"] = [float(v) for v in np.quantile(tstar, [alpha / 2, 1 - alpha / 2])]
+    (est,) = res.estimates({0: statistic}, n=d.n + d.N, pvalues=[pval], extra=extra)
+    return est
 
 
 # --------------------------------------------------------------------------------------------

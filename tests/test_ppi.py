@@ -1,0 +1,322 @@
+"""Tests of metaeval.inference.ppi (PPI, PPI++).
+
+Expected numbers come from ppi_py 0.2.3 (tests/reference/ppi_values.json, written by
+tests/reference/make_reference_ppi.py, which draws the inputs from seeded generators and records
+each case's ppi_py function and the ppi_py test whose design it mirrors), from scipy (Student's t
+interval), from closed forms checked by hand, and from simulation (coverage).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import metaeval
+from metaeval.core.errors import InputError
+from metaeval.inference import ppi as P
+
+REF_DIR = Path(__file__).resolve().parent / "reference"
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("make_reference_ppi", REF_DIR / "make_reference_ppi.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GEN = _load_generator()
+REF = json.loads((REF_DIR / "ppi_values.json").read_text())
+CASES = {c["name"]: c for c in REF["cases"]}
+
+
+def _inputs(case):
+    """The case's inputs, drawn again; their sums must match the ones recorded with ppi_py's values."""
+    d = GEN.make_inputs(case["inputs"], case["seed"])
+    for k, v in case["checksums"].items():
+        assert float(np.sum(d[k])) == pytest.approx(v, rel=1e-12, abs=1e-9), \
+            f"numpy's random stream changed: {case['name']} input {k}; regenerate the reference file"
+    return d
+
+
+def _alt(a):
+    return {"larger": "greater", "smaller": "less", "two-sided": "two-sided"}[a]
+
+
+# --------------------------------------------------------------------------------------------
+# means: equal to ppi_py
+# --------------------------------------------------------------------------------------------
+
+def test_mean_pointestimate_matches_ppi_py():
+    # ppi_py tests/test_mean.py::test_ppi_mean_pointestimate: Yhat = Y + 2 and every unlabelled
+    # prediction 2, so the rectified mean is exactly 0 (ppi_py.ppi_mean_pointestimate)
+    c = CASES["mean_pointestimate"]
+    d = _inputs(c)
+    e = P.ppi_mean(d["Y"], d["Yhat"], d["Yhat_unlabeled"], quantile="normal")
+    assert c["result"]["estimate"] == 0.0
+    assert e.estimate == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha", GEN.ALPHAS)
+def test_mean_ci_matches_ppi_py(alpha):
+    # ppi_py tests/test_mean.py::test_ppi_mean_ci and ::test_classical_mean_ci (one seeded trial):
+    # ppi_py.ppi_mean_ci(lam=None) and ppi_py.classical_mean_ci
+    c = CASES[f"mean_ci_alpha{alpha}"]
+    d = _inputs(c)
+    e = P.ppi_mean(d["Y"], d["Yhat"], d["Yhat_unlabeled"], quantile="normal", confidence_level=1 - alpha)
+    np.testing.assert_allclose([e.ci.low, e.ci.high], np.ravel(c["result"]["ci"]), rtol=0, atol=1e-10)
+    cc = CASES[f"classical_mean_ci_alpha{alpha}"]
+    e0 = P.ppi_mean(d["Y"], d["Yhat"], d["Yhat_unlabeled"], method="classical", quantile="normal",
+                    confidence_level=1 - alpha)
+    np.testing.assert_allclose([e0.ci.low, e0.ci.high], np.ravel(cc["result"]["ci"]), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+def test_mean_pvalue_matches_ppi_py(lam):
+    # ppi_py tests/test_mean.py::test_ppi_mean_pval design; ppi_py.ppi_mean_pval(null=0, lam=lam)
+    c = CASES[f"mean_pval_lam{lam}"]
+    d = _inputs(c)
+    e = P.ppi_mean(d["Y"], d["Yhat"], d["Yhat_unlabeled"], quantile="normal", lam=lam, null=0.0)
+    assert e.pvalue == pytest.approx(c["result"]["pvalue"], abs=1e-10)
+
+
+SEEDED = [(10, 40), (15, 200), (25, 100), (50, 500), (200, 2000)]
+
+
+@pytest.mark.parametrize("n,N", SEEDED)
+def test_mean_seeded_matches_ppi_py(n, N):
+    # ppi_py.ppi_mean_ci / ppi_mean_pointestimate with lam=None (λ* from _calc_lam_glm), with
+    # λ = 0, 0.3, 1 given (ppi_mean_pval(null=0.5) too), and one-sided with the tuned λ passed
+    base = f"mean_seeded_{n}_{N}"
+    c = CASES[f"{base}_tuned"]
+    d = _inputs(c)
+    args = (d["Y"], d["Yhat"], d["Yhat_unlabeled"])
+    e = P.ppi_mean(*args, quantile="normal")
+    np.testing.assert_allclose([e.ci.low, e.ci.high], np.ravel(c["result"]["ci"]), rtol=0, atol=1e-10)
+    assert e.estimate == pytest.approx(c["result"]["estimate"], abs=1e-12)
+    assert e.extra["lam"] == pytest.approx(c["result"]["lam"], abs=1e-12)
+    assert P.ppi_lambda(*args) == pytest.approx(c["result"]["lam"], abs=1e-12)
+    for lam in (0.0, 0.3, 1.0):
+        c = CASES[f"{base}_lam{lam}"]
+        e = P.ppi_mean(*args, quantile="normal", lam=lam, confidence_level=0.9, null=0.5)
+        np.testing.assert_allclose([e.ci.low, e.ci.high], np.ravel(c["result"]["ci"]), rtol=0, atol=1e-10)
+        assert e.estimate == pytest.approx(c["result"]["estimate"], abs=1e-12)
+        assert e.pvalue == pytest.approx(c["result"]["pvalue"], abs=1e-10)
+        # the one variance definition gives the same figures
+        v = P.ppi_mean_variance(*args, lam=lam)
+        assert v.estimate == pytest.approx(e.estimate, abs=1e-14)
+        assert v.se == pytest.approx(e.se, rel=1e-12)
+    for alt in ("larger", "smaller"):
+        c = CASES[f"{base}_{alt}"]
+        e = P.ppi_mean(*args, quantile="normal", lam=c["call"]["lam"], alternative=_alt(alt), null=0.5)
+        np.testing.assert_allclose([e.ci.low, e.ci.high], np.ravel(c["result"]["ci"]), rtol=0, atol=1e-10)
+        assert e.pvalue == pytest.approx(c["result"]["pvalue"], abs=1e-10)
+
+
+def test_ppi_mean_tuned_lambda_is_interior_somewhere():
+    # the seeded references exercise λ* strictly inside (0, 1), not only the clipped ends
+    lams = [CASES[f"mean_seeded_{n}_{N}_tuned"]["result"]["lam"] for n, N in SEEDED]
+    assert any(0.05 < v < 0.95 for v in lams)
+
+
+# --------------------------------------------------------------------------------------------
+# means: closed forms and properties
+# --------------------------------------------------------------------------------------------
+
+def _data(n=15, N=200, seed=0, bias=0.1):
+    rng = np.random.default_rng(seed)
+    y = rng.normal(0.5, 0.2, n)
+    yu_true = rng.normal(0.5, 0.2, N)
+    return y, y + bias + rng.normal(0, 0.08, n), yu_true + bias + rng.normal(0, 0.08, N)
+
+
+def test_classical_t_is_students_t_interval():
+    # quantile="t" with method="classical" is Student's t interval (scipy.stats.t.interval)
+    y, yh, yu = _data()
+    e = P.ppi_mean(y, yh, yu, method="classical", quantile="t", confidence_level=0.9)
+    lo, hi = stats.t.interval(0.9, len(y) - 1, loc=y.mean(), scale=stats.sem(y))
+    assert (e.ci.low, e.ci.high) == pytest.approx((lo, hi), abs=1e-12)
+    assert e.extra["df"] == len(y) - 1
+
+
+def test_ppi_variance_formula_by_hand():
+    # STATISTICS.md: θ̂ = mean(ŷ_unl) + mean(y − ŷ_lab); var = Var(y − ŷ)/n + Var(ŷ_unl)/N
+    y, yh, yu = _data()
+    for ddof in (0, 1):
+        v = P.ppi_mean_variance(y, yh, yu, lam=1.0, ddof=ddof)
+        assert v.estimate == pytest.approx(yu.mean() + (y - yh).mean(), abs=1e-14)
+        assert v.var_labelled == pytest.approx(np.var(y - yh, ddof=ddof) / len(y), rel=1e-12)
+        assert v.var_unlabelled == pytest.approx(np.var(yu, ddof=ddof) / len(yu), rel=1e-12)
+    # λ = 0: the human-only mean; judge_only: the mean of every judge label
+    assert P.ppi_mean_variance(y, yh, yu, lam=0.0).estimate == pytest.approx(y.mean(), abs=1e-14)
+    j = P.ppi_mean(y, yh, yu, method="judge_only", quantile="normal")
+    both = np.r_[yh, yu]
+    assert j.estimate == pytest.approx(both.mean(), abs=1e-14)
+    assert j.se == pytest.approx(both.std() / math.sqrt(len(both)), rel=1e-12)
+
+
+def test_tuned_lambda_minimizes_the_variance_it_estimates():
+    # PPI++ eq. (6): with the ppi_py estimate of Var(ŷ) pooled, the variance as a function of λ
+    # is a parabola; the tuned λ is its minimizer when Var(ŷ_lab) equals the pooled variance
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=400)
+    yh = 0.6 * y + rng.normal(scale=0.8, size=400)
+    yu = np.r_[yh, yh]       # unlabelled judge labels with the same spread as the labelled ones
+    lam = P.ppi_lambda(y, yh, yu)
+    grid = np.linspace(0, 1, 2001)
+    var = [P.ppi_mean_variance(y, yh, yu, lam=g).variance for g in grid]
+    assert lam == pytest.approx(grid[int(np.argmin(var))], abs=2e-3)
+
+
+def test_clustered_variance_from_cluster_totals():
+    # with clusters the variance of a mean is G/(G−ddof)·Σ_c (T_c − n_c z̄)²/n² (the ratio-mean
+    # linearization); by hand for z = y − λŷ on labelled clusters and ŷ on unlabelled ones
+    rng = np.random.default_rng(3)
+    cl = np.repeat(np.arange(8), rng.integers(2, 6, 8))
+    clu = np.repeat(np.arange(100, 130), rng.integers(2, 6, 30))
+    y = rng.normal(size=len(cl)) + rng.normal(size=8)[cl]
+    yh = y + 0.3 + rng.normal(scale=0.5, size=len(cl))
+    yu = rng.normal(size=len(clu)) + 0.3
+    lam = 0.7
+    for ddof in (0, 1):
+        v = P.ppi_mean_variance(y, yh, yu, lam=lam, ddof=ddof, cluster=cl, cluster_unlabelled=clu)
+
+        def cvar(z, c, ddof=ddof):
+            zbar = z.mean()
+            G = len(np.unique(c))
+            tot = np.array([np.sum(z[c == g] - zbar) for g in np.unique(c)])
+            return G / (G - ddof) * np.sum(tot ** 2) / len(z) ** 2
+
+        assert v.var_labelled == pytest.approx(cvar(y - lam * yh, cl), rel=1e-10)
+        assert v.var_unlabelled == pytest.approx(lam ** 2 * cvar(yu, clu), rel=1e-10)
+    # singleton clusters are the iid formulas
+    ids = np.arange(len(y))
+    a = P.ppi_mean(y, yh, yu, cluster=ids, cluster_unlabelled=np.arange(len(yu)) + 10_000, lam=0.4)
+    b = P.ppi_mean(y, yh, yu, lam=0.4)
+    assert (a.ci.low, a.ci.high) == pytest.approx((b.ci.low, b.ci.high), abs=1e-12)
+
+
+def test_finite_population_variance_by_enumeration():
+    # the finite-population variance of ppi_mean_variance is the design variance: enumerate many
+    # random labelled subsets of a fixed population of P topics and compare the empirical
+    # variance of θ̂ around the population mean with the formula's expectation (λ fixed)
+    rng = np.random.default_rng(11)
+    Ptot, n = 60, 12
+    y = rng.normal(0.5, 0.2, Ptot)
+    yh = 0.8 * y + 0.2 + rng.normal(0, 0.1, Ptot) + 0.1 * (np.arange(Ptot) % 3)
+    lam = 0.8
+    ests, vars_ = [], []
+    for _ in range(20000):
+        idx = rng.permutation(Ptot)
+        lab, unl = idx[:n], idx[n:]
+        v = P.ppi_mean_variance(y[lab], yh[lab], yh[unl], lam=lam, ddof=1, population_size=Ptot)
+        ests.append(v.estimate)
+        vars_.append(v.variance)
+    ests = np.array(ests)
+    assert ests.mean() == pytest.approx(y.mean(), abs=3 * ests.std() / math.sqrt(len(ests)))   # unbiased
+    true_var = np.mean((ests - y.mean()) ** 2)
+    assert np.mean(vars_) == pytest.approx(true_var, rel=0.05)
+    # and equals (1 − n/P)·S²_r/n exactly when every other item is judged
+    lab, unl = np.arange(n), np.arange(n, Ptot)
+    v = P.ppi_mean_variance(y[lab], yh[lab], yh[unl], lam=lam, ddof=1, population_size=Ptot)
+    r = y[lab] - lam * yh[lab]
+    assert v.variance == pytest.approx((1 - n / Ptot) * np.var(r, ddof=1) / n, rel=1e-12)
+    assert v.var_unlabelled == pytest.approx(0.0, abs=1e-15)
+
+
+def test_finite_population_tends_to_infinite():
+    y, yh, yu = _data()
+    a = P.ppi_mean_variance(y, yh, yu, lam=0.6, population_size=10 ** 9)
+    b = P.ppi_mean_variance(y, yh, yu, lam=0.6)
+    assert a.variance == pytest.approx(b.variance, rel=1e-6)
+    assert a.estimate == pytest.approx(b.estimate, abs=1e-7)
+
+
+def test_jackknife_of_fixed_lambda_equals_unbiased_analytic():
+    # for fixed λ the estimate is linear in the unit means, so the delete-one jackknife variance
+    # equals the ddof = 1 analytic variance (Efron & Tibshirani 1993, §11.5)
+    y, yh, yu = _data()
+    a = P.ppi_mean(y, yh, yu, method="ppi", quantile="t", ci_method="analytic")
+    j = P.ppi_mean(y, yh, yu, method="ppi", quantile="t", ci_method="jackknife")
+    assert j.se == pytest.approx(a.se, rel=1e-10)
+    # with λ re-tuned on every leave-one-out sample the jackknife is wider
+    a = P.ppi_mean(y, yh, yu, quantile="t", ci_method="analytic")
+    j = P.ppi_mean(y, yh, yu, quantile="t", ci_method="jackknife")
+    assert j.se > a.se
+
+
+def test_bootstrap_t_through_the_engine_is_reproducible():
+    y, yh, yu = _data()
+    a = P.ppi_mean(y, yh, yu, ci_method="bootstrap-t", n_resamples=500, rng=7)
+    b = P.ppi_mean(y, yh, yu, ci_method="bootstrap-t", n_resamples=500, rng=a.seed)
+    assert (a.ci.low, a.ci.high) == (b.ci.low, b.ci.high)
+    assert a.ci.method == "bootstrap-t" and a.n_resamples == 500 and a.seed == 7
+    assert a.ci.low < a.estimate < a.ci.high
+    # the interval is θ̂ − q·se with q the studentized replicates' quantiles
+    q_lo, q_hi = a.extra["t_quantiles"]
+    assert a.ci.low == pytest.approx(a.estimate - q_hi * a.se, abs=1e-12)
+    assert a.ci.high == pytest.approx(a.estimate - q_lo * a.se, abs=1e-12)
+
+
+def test_alternative_one_sided_and_pvalue():
+    y, yh, yu = _data()
+    two = P.ppi_mean(y, yh, yu, confidence_level=0.9)
+    gr = P.ppi_mean(y, yh, yu, confidence_level=0.95, alternative="greater", null=0.0)
+    le = P.ppi_mean(y, yh, yu, confidence_level=0.95, alternative="less")
+    assert gr.ci.low == pytest.approx(two.ci.low, abs=1e-12) and gr.ci.high == math.inf
+    assert le.ci.high == pytest.approx(two.ci.high, abs=1e-12) and le.ci.low == -math.inf
+    assert gr.pvalue < 1e-6
+
+
+def test_point_estimate_only():
+    y, yh, yu = _data()
+    e = P.ppi_mean(y, yh, yu, ci_method=None)
+    assert e.ci.method == "none" and math.isnan(e.ci.low)
+    assert e.estimate == P.ppi_mean(y, yh, yu).estimate
+
+
+def test_estimate_fields_and_frame():
+    y, yh, yu = _data()
+    e = metaeval.ppi_mean(y, yh, yu)
+    assert e.statistic == "ppi++_mean" and e.n == len(y) + len(yu)
+    assert set(("lam", "var_labelled", "var_unlabelled", "n_over_N")) <= set(e.extra)
+    assert e.extra["n_over_N"] == len(y) / len(yu)
+    assert e.se ** 2 == pytest.approx(e.extra["var_labelled"] + e.extra["var_unlabelled"], rel=1e-12)
+    for m in P.METHODS:
+        assert P.ppi_mean(y, yh, yu, method=m).statistic == f"{m}_mean"
+
+
+# --------------------------------------------------------------------------------------------
+# input errors
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"y": [1.0, 2.0, 3.0], "yhat": [1.0, 2.0]}, "different lengths"),
+    ({"y": [1.0, np.nan, 3.0], "yhat": [1.0, 2.0, 3.0]}, "missing or infinite"),
+    ({"yhat_unlabelled": []}, "empty"),
+    ({"y": [1.0], "yhat": [1.0]}, "at least 2 labelled"),
+    ({"method": "magic"}, "method must be"),
+    ({"quantile": "cauchy"}, "quantile must be"),
+    ({"ci_method": "bca"}, "ci_method must be"),
+    ({"confidence_level": 1.5}, "confidence_level"),
+    ({"method": "ppi", "lam": 0.5}, "lam= applies"),
+    ({"population_size": 3}, "population_size must be"),
+    ({"cluster": [1, 1, 2]}, "together"),
+    ({"yhat_unlabelled": [[1.0, 2.0]]}, "one-dimensional"),
+])
+def test_input_errors(kwargs, match):
+    args = {"y": [1.0, 2.0, 3.0], "yhat": [1.0, 2.5, 3.0], "yhat_unlabelled": [1.0, 2.0, 2.0, 4.0]}
+    args.update(kwargs)
+    with pytest.raises(InputError, match=match):
+        P.ppi_mean(args.pop("y"), args.pop("yhat"), args.pop("yhat_unlabelled"), **args)
+
+
+def test_shared_clusters_are_refused():
+    with pytest.raises(InputError, match="both labelled and unlabelled"):
+        P.ppi_mean([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0], cluster=[1, 1, 2], cluster_unlabelled=[2, 3])
