@@ -16,9 +16,11 @@ in the paper; a human leaderboard, another judge or another scoring rule here):
 
 The exact rules follow arena-hard-auto's statistics notebook (``notebook/benchmark_statistics.ipynb``
 at commit bd52a78991225700e9b8403f3e1f3cd4a6b45141, Li & Frick, April 2024), which computed the
-paper's numbers: two intervals overlap only when they overlap with positive length (touching ends
-count as separated); the order of two separated intervals is the order of their ends; a pair the
-reference does not separate is left out of the agreement; ties of the reference give the label 0.
+paper's numbers: touching interval ends count as separated; the order of two separated intervals
+is the order of their ends; a pair the reference does not separate is left out of the agreement;
+ties of the reference give the label 0. The notebook's separability and agreement cells disagree
+on one edge case, a zero-width interval (an anchor model) inside another: both rules are offered
+(``overlap=``), the separability cells' one by default.
 tests/reference/make_reference_arena_hard.py runs that notebook's own code on its own data
 (and on a seeded small case) and tests/test_leaderboard.py checks every number against it.
 
@@ -47,7 +49,7 @@ from ..core.errors import InputError, UndefinedStatisticWarning
 from ..core.resample import DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, make_rng
 from ..core.results import ResultSet
 
-__all__ = ["Leaderboard", "leaderboard", "leaderboard_pairs", "leaderboard_metrics", "METRICS"]
+__all__ = ["Leaderboard", "leaderboard", "leaderboard_pairs", "leaderboard_metrics", "METRICS", "OVERLAP_RULES"]
 
 #: The statistics :func:`leaderboard_metrics` reports, in order (the last four need a reference).
 METRICS = ("separability", "agreement_with_confidence", "agreement_with_confidence_signed", "strict_agreement",
@@ -497,9 +499,15 @@ def _pairs(M: int):
     return np.triu_indices(M, 1)
 
 
-def _separated(low, high, i, j):
-    """Non-overlapping intervals (touching ends count as separated), shape (..., P)."""
-    return (low[..., j] >= high[..., i]) | (low[..., i] >= high[..., j])
+#: How two intervals are judged to overlap (see :func:`leaderboard_metrics`, ``overlap=``).
+OVERLAP_RULES = ("strict", "positive_length")
+
+
+def _separated(low, high, i, j, rule="strict"):
+    """Non-overlapping intervals, shape (..., P); touching ends count as separated under both rules."""
+    if rule == "strict":
+        return (low[..., j] >= high[..., i]) | (low[..., i] >= high[..., j])
+    return np.minimum(high[..., i], high[..., j]) - np.maximum(low[..., i], low[..., j]) <= 0
 
 
 def _interval_order(low, high, i, j):
@@ -531,19 +539,19 @@ def _spearman(a, b):
         return (ra * rb).sum(axis=-1) / np.sqrt((ra**2).sum(axis=-1) * (rb**2).sum(axis=-1))
 
 
-def _metrics(score, low, high, mean, var, ref) -> np.ndarray:
+def _metrics(score, low, high, mean, var, ref, rule="strict") -> np.ndarray:
     """The meta-metrics of leaderboards (b, M) against a fixed reference (or None): (b, len(METRICS))."""
     b, M = score.shape
     i, j = _pairs(M)
     out = np.full((b, len(METRICS)), np.nan)
     if len(i) == 0:
         return out
-    sep = _separated(low, high, i, j)
+    sep = _separated(low, high, i, j, rule)
     out[:, 0] = sep.mean(axis=-1)
     if ref is None:
         return out
     rs, rl, rh = ref["score"], ref["ci_low"], ref["ci_high"]
-    rsep = _separated(rl, rh, i, j)
+    rsep = _separated(rl, rh, i, j, rule)
     rdir = _interval_order(rl, rh, i, j)
     bdir = _interval_order(low, high, i, j)
     signed = np.where(sep, np.where(bdir == rdir, 1.0, -1.0), 0.0)
@@ -586,7 +594,8 @@ def _board_arrays(t: pd.DataFrame):
     return [t[c].to_numpy(dtype=float)[None, :] for c in ("score", "ci_low", "ci_high", "mean", "var")]
 
 
-def leaderboard_pairs(board: Leaderboard, reference: Leaderboard | None = None) -> pd.DataFrame:
+def leaderboard_pairs(board: Leaderboard, reference: Leaderboard | None = None, *,
+                      overlap: str = "strict") -> pd.DataFrame:
     """Every model pair with what each meta-metric counts for it.
 
     Parameters
@@ -595,6 +604,8 @@ def leaderboard_pairs(board: Leaderboard, reference: Leaderboard | None = None) 
         The benchmark's leaderboard.
     reference : Leaderboard, optional
         The reference leaderboard (only the models on both are paired).
+    overlap : {"strict", "positive_length"}
+        When two intervals overlap (see :func:`leaderboard_metrics`).
 
     Returns
     -------
@@ -621,15 +632,17 @@ def leaderboard_pairs(board: Leaderboard, reference: Leaderboard | None = None) 
     1       x       z      False        0.5    1.0
     2       y       z      False        0.5    0.0
     """
+    _check_rule(overlap)
     t, rt, models = _aligned(board, reference)
     i, j = _pairs(len(models))
     score, low, high, mean, var = _board_arrays(t)
     f = pd.DataFrame({"model_a": [models[k] for k in i], "model_b": [models[k] for k in j],
-                      "score_a": score[0, i], "score_b": score[0, j], "separated": _separated(low, high, i, j)[0]})
+                      "score_a": score[0, i], "score_b": score[0, j],
+                      "separated": _separated(low, high, i, j, overlap)[0]})
     if rt is None:
         return f
     ref = _ref_arrays(rt)
-    rsep = _separated(ref["ci_low"], ref["ci_high"], i, j)
+    rsep = _separated(ref["ci_low"], ref["ci_high"], i, j, overlap)
     same = _interval_order(low, high, i, j)[0] == _interval_order(ref["ci_low"], ref["ci_high"], i, j)
     signed = np.where(f["separated"], np.where(same, 1.0, -1.0), 0.0)
     f["reference_separated"] = rsep
@@ -640,6 +653,11 @@ def leaderboard_pairs(board: Leaderboard, reference: Leaderboard | None = None) 
     f["label"] = (ref["score"][i] < ref["score"][j]).astype(float)
     f["brier"] = (f["p_a_below_b"] - f["label"]) ** 2
     return f
+
+
+def _check_rule(overlap):
+    if overlap not in OVERLAP_RULES:
+        raise InputError(f"overlap must be one of {OVERLAP_RULES}, got {overlap!r}")
 
 
 def _as_board(x, what, *, item, model, score, cluster, n_resamples, confidence_level, rng):
@@ -658,7 +676,7 @@ def _as_board(x, what, *, item, model, score, cluster, n_resamples, confidence_l
 def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model: str = "model",
                         score: str = "score", cluster: str | None = None, pair_confidence_level: float = 0.95,
                         n_resamples: int = DEFAULT_N_RESAMPLES, ci_method: str | None = "percentile",
-                        confidence_level: float = 0.95, n_outer: int = DEFAULT_N_OUTER,
+                        confidence_level: float = 0.95, n_outer: int = DEFAULT_N_OUTER, overlap: str = "strict",
                         rng: None | int | np.random.Generator = None) -> ResultSet:
     """Separability, agreement with confidence and pair-rank Brier score of a leaderboard.
 
@@ -687,6 +705,15 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
         Level of the meta-metrics' intervals.
     n_outer : int
         Outer resamples (each rebuilds every model's interval from ``n_resamples`` inner ones).
+    overlap : {"strict", "positive_length"}
+        When two intervals [l_i, h_i], [l_j, h_j] overlap. ``"strict"`` (default): l_j < h_i and
+        l_i < h_j — touching ends do not overlap, a zero-width interval (an anchor model) inside
+        another does; this is arena-hard-auto's separability count. ``"positive_length"``: their
+        intersection has positive length, min(h) − max(l) > 0 — the rule of the notebook's
+        agreement cells, under which a zero-width interval overlaps nothing. The two differ only
+        for zero-width intervals (on the notebook's data: Chatbot Arena's anchor
+        mixtral-8x7b-instruct-v0.1, 1114 ± 0, which the agreement cells count as separated from
+        three models whose intervals contain 1114).
     rng : None, int or numpy.random.Generator
         Seed of the whole computation (recorded).
 
@@ -699,7 +726,7 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
         ``strict_agreement`` (the point scores order a pair as the reference's, over all pairs),
         ``spearman`` (of the point scores) and ``pair_rank_brier``. ``unit`` and ``n_units`` are
         the prompts (or clusters) resampled by the outer bootstrap; ``extra`` holds ``n_models``,
-        ``n_pairs`` and ``pair_confidence_level``.
+        ``n_pairs``, ``pair_confidence_level`` and ``overlap``.
 
     Raises
     ------
@@ -744,6 +771,7 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
     4                          spearman     1.000  4
     5                   pair_rank_brier     0.000  6
     """
+    _check_rule(overlap)
     if ci_method is not None and ci_method not in ("percentile", "basic"):
         raise InputError(f"ci_method must be 'percentile', 'basic' or None, got {ci_method!r}",
                          fix="BCa's jackknife would rerun the inner bootstrap once per prompt; use 'percentile'")
@@ -757,18 +785,19 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
         ref, _ = _as_board(reference, "reference", rng=int(seeds[1]), **cols)
     t, rt, models = _aligned(board, ref)
     refa = _ref_arrays(rt)
-    theta = _metrics(*_board_arrays(t), refa)[0]
+    theta = _metrics(*_board_arrays(t), refa, overlap)[0]
     names = list(METRICS) if ref is not None else ["separability"]
     P = len(models) * (len(models) - 1) // 2
     n_ref = P
     if ref is not None:
         i, j = _pairs(len(models))
-        n_ref = int(_separated(refa["ci_low"], refa["ci_high"], i, j).sum())
+        n_ref = int(_separated(refa["ci_low"], refa["ci_high"], i, j, overlap).sum())
         if n_ref == 0:
             warnings.warn("the reference separates no pair of models: agreement with confidence is undefined",
                           UndefinedStatisticWarning, stacklevel=2)
     ns = [P] + ([n_ref, n_ref, P, len(models), P] if ref is not None else [])
-    extra = {"n_models": len(models), "n_pairs": P, "pair_confidence_level": board.confidence_level}
+    extra = {"n_models": len(models), "n_pairs": P, "pair_confidence_level": board.confidence_level,
+             "overlap": overlap}
     if ci_method is None:
         res = BootstrapResult.point(theta[:len(names)], unit=board.unit, n_units=board.n_units,
                                     confidence_level=confidence_level)
@@ -789,7 +818,7 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
             for r, w in enumerate(W):
                 lb = _board(Units(Xm, np.rint(w).astype(np.int64), kind=idata.unit), models,
                             n_resamples=n_resamples, confidence_level=pair_confidence_level, rng=inner)
-                out[r] = _metrics(*_board_arrays(lb.table), refa)[0][:len(names)]
+                out[r] = _metrics(*_board_arrays(lb.table), refa, overlap)[0][:len(names)]
         return out
 
     outer = Units(np.eye(len(Xm)), np.ones(len(Xm), dtype=np.int64), kind=idata.unit)
