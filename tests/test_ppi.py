@@ -320,3 +320,119 @@ def test_input_errors(kwargs, match):
 def test_shared_clusters_are_refused():
     with pytest.raises(InputError, match="both labelled and unlabelled"):
         P.ppi_mean([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], [1.0, 2.0], cluster=[1, 1, 2], cluster_unlabelled=[2, 3])
+
+
+# --------------------------------------------------------------------------------------------
+# proportions and paired differences
+# --------------------------------------------------------------------------------------------
+
+def test_proportion_is_the_mean_of_binary_labels_clipped_interval():
+    rng = np.random.default_rng(4)
+    truth = (rng.random(600) < 0.08).astype(float)
+    judge = np.where(rng.random(600) < 0.8, truth, 1 - truth)
+    y, yh, yu = truth[:30], judge[:30], judge[30:]
+    p = P.ppi_proportion(y, yh, yu, quantile="normal")
+    m = P.ppi_mean(y, yh, yu, quantile="normal")
+    assert p.estimate == m.estimate and p.statistic == "ppi++_proportion"
+    assert p.ci.low == max(0.0, m.ci.low) and p.ci.high == min(1.0, m.ci.high)
+    with pytest.raises(InputError, match="0/1"):
+        P.ppi_proportion([0.0, 2.0, 1.0], [0.0, 1.0, 1.0], [1.0, 0.0])
+    with pytest.raises(InputError, match=r"\[0, 1\]"):
+        P.ppi_proportion([0.0, 1.0, 1.0], [0.0, 1.5, 1.0], [1.0, 0.0])
+
+
+def test_mean_difference_is_ppi_on_differences():
+    rng = np.random.default_rng(9)
+    topic = rng.normal(0.5, 0.2, 120)
+    human = np.column_stack([topic + 0.03, topic]) + rng.normal(0, 0.05, (120, 2))
+    judge = human * 0.9 + 0.1 + rng.normal(0, 0.04, (120, 2))
+    d = P.ppi_mean_difference(human[:15], judge[:15], judge[15:])
+    m = P.ppi_mean(human[:15, 0] - human[:15, 1], judge[:15, 0] - judge[:15, 1], judge[15:, 0] - judge[15:, 1],
+                   null=0.0)
+    assert (d.estimate, d.ci.low, d.ci.high, d.pvalue) == pytest.approx((m.estimate, m.ci.low, m.ci.high, m.pvalue))
+    assert d.statistic == "ppi++_mean_difference"
+    # pairing: far narrower than the two systems' intervals taken apart
+    a = P.ppi_mean(human[:15, 0], judge[:15, 0], judge[15:, 0])
+    assert d.ci.width < 0.5 * a.ci.width
+    with pytest.raises(InputError, match="two columns"):
+        P.ppi_mean_difference(human[:15, 0], judge[:15], judge[15:])
+
+
+# --------------------------------------------------------------------------------------------
+# M-estimation: equal to ppi_py
+# --------------------------------------------------------------------------------------------
+
+QUANTILE_CASES = [n for n in CASES if n.startswith("quantile_")]
+
+
+@pytest.mark.parametrize("name", QUANTILE_CASES)
+def test_quantile_matches_ppi_py(name):
+    # ppi_py.ppi_quantile_pointestimate and ppi_quantile_ci (λ = 1) on the designs of ppi_py
+    # tests/test_quantile.py::test_ppi_quantile_ci / ::test_ppi_quantile_pointestimate and seeded data
+    c = CASES[name]
+    d = _inputs(c)
+    q, exact = c["call"]["q"], c["call"]["exact_grid"]
+    args = (d["Y"], d["Yhat"], d["Yhat_unlabeled"], q)
+    for key, ref in c["result"].items():
+        if key == "estimate":
+            e = P.ppi_quantile(*args, method="ppi", exact_grid=exact)
+            assert e.estimate == pytest.approx(ref, abs=1e-6), c["mirrors"]
+        else:
+            alpha = float(key.removeprefix("ci_alpha"))
+            e = P.ppi_quantile(*args, method="ppi", exact_grid=exact, confidence_level=1 - alpha)
+            np.testing.assert_allclose([e.ci.low, e.ci.high], ref, rtol=0, atol=1e-6, err_msg=c["mirrors"])
+
+
+def _mest_call(kind, c, d, **kw):
+    fn = P.ppi_ols if kind == "ols" else P.ppi_logistic
+    call = dict(c["call"])
+    alpha = call.pop("alpha", 0.1)
+    alt = _alt(call.pop("alternative", "two-sided"))
+    return fn(d["X"], d["Y"], d["Yhat"], d["X_unlabeled"], d["Yhat_unlabeled"], confidence_level=1 - alpha,
+              alternative=alt, quantile="normal", **{**call, **kw})
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("ols_")])
+def test_ols_matches_ppi_py(name):
+    # ppi_py.ppi_ols_ci (λ tuned in two passes, or given; coord; one-sided) and
+    # ppi_ols_pointestimate (one tuning pass) on ppi_py tests/test_ols.py designs and seeded data
+    c = CASES[name]
+    d = _inputs(c)
+    rs = _mest_call("ols", c, d)
+    est = np.array([e.estimate for e in rs])
+    if "ci" in c["result"]:
+        # (statsmodels' one-sided intervals carry a scalar inf end)
+        lo, hi = (np.broadcast_to(np.array(v), (len(rs),)) for v in c["result"]["ci"])
+        np.testing.assert_allclose([e.ci.low for e in rs], lo, rtol=0, atol=1e-6, err_msg=c["mirrors"])
+        np.testing.assert_allclose([e.ci.high for e in rs], hi, rtol=0, atol=1e-6, err_msg=c["mirrors"])
+    # ppi_ols_pointestimate tunes λ once (at the λ = 1 fit): the first of lam_steps
+    steps = rs[0].extra["lam_steps"]
+    if steps:
+        call = {k: v for k, v in c["call"].items() if k == "coord"}
+        est = np.array([e.estimate for e in P.ppi_ols(d["X"], d["Y"], d["Yhat"], d["X_unlabeled"],
+                                                      d["Yhat_unlabeled"], lam=steps[0], **call)])
+    np.testing.assert_allclose(est, c["result"]["estimate"], rtol=0, atol=1e-6, err_msg=c["mirrors"])
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith("logistic_")])
+def test_logistic_matches_ppi_py(name):
+    # ppi_py.ppi_logistic_ci / ppi_logistic_pval / ppi_logistic_pointestimate on ppi_py
+    # tests/test_logistic.py designs (pointestimate_debias, ci_subtest, pval_makesense) and seeded
+    # data; ppi_py ignores coord= in its logistic λ rule, so that case is compared with coord=None
+    c = CASES[name]
+    d = _inputs(c)
+    kw = {"coord": None} if "coord" in c["call"] else {}
+    if c["function"] == "ppi_logistic_pval":
+        kw["null"] = 0.0
+    rs = _mest_call("logistic", c, d, **kw)
+    if "ci" in c["result"]:
+        lo, hi = (np.array(v) for v in c["result"]["ci"])
+        np.testing.assert_allclose([e.ci.low for e in rs], lo, rtol=0, atol=1e-6, err_msg=c["mirrors"])
+        np.testing.assert_allclose([e.ci.high for e in rs], hi, rtol=0, atol=1e-6, err_msg=c["mirrors"])
+    if "pvalue" in c["result"]:
+        np.testing.assert_allclose([e.pvalue for e in rs], c["result"]["pvalue"], rtol=1e-6, atol=1e-9)
+    steps = rs[0].extra["lam_steps"]
+    if steps:
+        rs = P.ppi_logistic(d["X"], d["Y"], d["Yhat"], d["X_unlabeled"], d["Yhat_unlabeled"], lam=steps[0])
+    np.testing.assert_allclose([e.estimate for e in rs], c["result"]["estimate"], rtol=0, atol=1e-6,
+                               err_msg=c["mirrors"])
