@@ -21,9 +21,10 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
-import metaeval  # noqa: E402
 from metaeval_apigen import write_api_index  # noqa: E402
 from metaeval_gallery import stage_gallery  # noqa: E402
+
+import metaeval  # noqa: E402
 
 # -- project -------------------------------------------------------------------------------------
 project = "metaeval"
@@ -91,7 +92,7 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
     "matplotlib_animations": False,
-    "image_scrapers": ("matplotlib",),
+    "image_scrapers": ("metaeval_gallery.scraper",),  # the PNGs the scripts save (they draw without pyplot)
     "backreferences_dir": None,
     "line_numbers": False,
     "copyfile_regex": "",
@@ -113,6 +114,8 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
 }
+html_favicon = "_static/favicon.svg"
+html_context = {"default_mode": "auto"}
 html_sidebars = {"index": [], "search": []}
 html_show_sourcelink = True
 html_last_updated_fmt = None

@@ -12,11 +12,13 @@ subcommands as rubrics instead of sections (for use inside another page's sectio
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from docutils.statemachine import StringList
+from metaeval_nodes import inline, literal, literal_block, paragraph, table
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import make_id
 
 
 def _parser():
@@ -37,14 +39,11 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, tuple[argparse.Arg
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:
-    return " ".join(parser.format_usage().split())  # one line, "usage: ..." included
+    """The usage line, without argparse's "usage: " prefix."""
+    return " ".join(parser.format_usage().split()).removeprefix("usage: ")
 
 
-def _lit(text: str) -> str:
-    return "``" + text.replace("`", "'") + "``"
-
-
-def _arg_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]]:
+def _arg_rows(parser: argparse.ArgumentParser) -> list[list]:
     rows = []
     for a in parser._actions:
         if isinstance(a, (argparse._HelpAction, argparse._SubParsersAction)):
@@ -55,26 +54,33 @@ def _arg_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]]:
                 name += " " + (a.metavar or a.dest.upper())
         else:
             name = a.metavar or a.dest
-        bits = []
+        meaning: list[nodes.Node] = []
         if a.help and a.help != argparse.SUPPRESS:
-            bits.append(a.help.replace("%(prog)s", parser.prog))
+            text = a.help.replace("%(prog)s", parser.prog)
+            meaning += inline(text[0].upper() + text[1:] + ("" if text.endswith(".") else "."))
         if a.choices is not None:
-            bits.append("One of " + ", ".join(_lit(str(c)) for c in a.choices) + ".")
+            meaning.append(nodes.Text(" One of "))
+            for i, c in enumerate(a.choices):
+                meaning += ([nodes.Text(", ")] if i else []) + [literal(str(c))]
+            meaning.append(nodes.Text("."))
         if a.required and a.option_strings:
-            bits.append("Required.")
+            meaning.append(nodes.Text(" Required."))
         if not a.option_strings:
-            bits.append("Positional.")
-        default = "" if a.default in (None, argparse.SUPPRESS) or a.nargs == 0 else _lit(str(a.default))
-        rows.append((_lit(name), default, " ".join(b if b.endswith(".") else b + "." for b in bits)))
+            meaning.append(nodes.Text(" Positional."))
+        if isinstance(a, argparse._VersionAction):
+            meaning = [nodes.Text("Print the version and exit.")]
+        default = None if a.default in (None, argparse.SUPPRESS) or a.nargs == 0 else literal(str(a.default))
+        rows.append([literal(name), default, meaning])
     return rows
 
 
-def _table(rows: list[tuple[str, str, str]]) -> list[str]:
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 30 15 55", "", "   * - argument",
-             "     - default", "     - meaning"]
-    for name, default, meaning in rows:
-        lines += [f"   * - {name}", f"     - {default}", f"     - {meaning}"]
-    return lines
+def _section(directive: SphinxDirective, title: str, rubric: bool) -> nodes.Element:
+    if rubric:
+        return nodes.container("", nodes.rubric(title, title))
+    section = nodes.section(ids=[make_id(directive.env, directive.state.document, "cli", title)], names=[title])
+    section += nodes.title(title, title)
+    directive.state.document.note_implicit_target(section)
+    return section
 
 
 class CliDirective(SphinxDirective):
@@ -85,33 +91,28 @@ class CliDirective(SphinxDirective):
         parser = _parser()
         subs = _subparsers(parser)
         only = self.options.get("prog")
-        lines: list[str] = []
+        if only and only not in subs:
+            raise self.error(f"metaeval-cli: no subcommand {only!r} (the parser has {', '.join(subs)})")
+        self.env.note_dependency(importlib.import_module("metaeval.cli").__file__)
+        out: list[nodes.Node] = []
+        header = ["argument", "default", "meaning"]
         if not only:
-            lines += ["::", "", "   " + _usage(parser).removeprefix("usage: "), ""]
+            out.append(literal_block(_usage(parser)))
             if parser.description:
-                lines += [parser.description, ""]
-            lines += _table(_arg_rows(parser)) + [""]
+                out.append(paragraph(parser.description))
+            out.append(table(header, _arg_rows(parser), widths=[30, 15, 55]))
         for name, (sub, help_) in subs.items():
             if only and name != only:
                 continue
-            title = f"metaeval {name}"
-            if "no-sections" in self.options:
-                lines += [f".. rubric:: {title}", ""]
-            else:
-                lines += [title, "-" * len(title), ""]
-            lines += ["::", "", "   " + _usage(sub).removeprefix("usage: "), ""]
+            sec = _section(self, f"metaeval {name}", "no-sections" in self.options or bool(only))
+            sec += literal_block(_usage(sub))
             if help_:
-                lines += [help_[0].upper() + help_[1:] + ("" if help_.endswith(".") else "."), ""]
+                sec += paragraph(help_[0].upper() + help_[1:] + ("" if help_.endswith(".") else "."))
             if sub.description:
-                lines += [sub.description, ""]
-            lines += _table(_arg_rows(sub)) + [""]
-        if only and only not in subs:
-            raise self.error(f"metaeval-cli: no subcommand {only!r} (the parser has {', '.join(subs)})")
-        container = nodes.section() if "no-sections" not in self.options and not only else nodes.container()
-        self.state.nested_parse(StringList(lines, source="metaeval.cli.build_parser"), self.content_offset,
-                                container, match_titles=True)
-        self.env.note_dependency(__import__("metaeval.cli").cli.__file__)
-        return list(container.children)
+                sec += paragraph(sub.description)
+            sec += table(header, _arg_rows(sub), widths=[30, 15, 55])
+            out.append(sec)
+        return out
 
 
 def setup(app):

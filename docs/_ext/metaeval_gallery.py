@@ -6,7 +6,8 @@ without Sphinx), so instead of adding files there, :func:`stage_gallery` copies 
 ``_gallery.py`` into ``docs/_build/gallery_src/`` on every build, writes the header there, and gives
 a script whose docstring has no underlined title one: its first sentence. The code shown and run
 is the script's, byte for byte. :func:`reset_argv` makes each script write its files into
-``_out/`` beside the staged copy instead of ``figures/out``.
+``_out/<script>/`` beside the staged copy instead of ``figures/out``, and :func:`scraper` shows the
+PNG it wrote.
 """
 
 from __future__ import annotations
@@ -30,11 +31,20 @@ _DOCSTRING = re.compile(r'\A(?P<pre>(?:[ \t]*#[^\n]*\n|[ \t]*\n)*)(?P<q>"""|\'\'
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$", re.M)
 
 
-def _title(first_paragraph: str) -> str:
-    """A title from a docstring's first paragraph: its first sentence, on one line."""
+def _title(first_paragraph: str, limit: int = 60) -> str:
+    """A short title from a docstring's first paragraph.
+
+    Its first sentence; if that is longer than ``limit`` characters, the sentence up to the first
+    ", ", " (", "; " or ": " that leaves at least three words before it.
+    """
     text = " ".join(first_paragraph.split())
     m = re.match(r"(.+?[.!?])(\s|$)", text)
     title = (m.group(1) if m else text).rstrip(".")
+    if len(title) > limit:
+        for cut in re.finditer(r", | \(|; |: ", title):
+            head = title[: cut.start()]
+            if len(head.split()) >= 3:
+                return head
     return title
 
 
@@ -48,8 +58,7 @@ def with_title(source: str) -> str:
     if len(paragraphs[0].splitlines()) > 1 and _UNDERLINE.match(paragraphs[0].splitlines()[1]):
         return source
     title = _title(paragraphs[0])
-    rest = body if _title(body) != " ".join(body.split()).rstrip(".") else ""
-    new_body = "\n" + title + "\n" + "=" * len(title) + "\n" + ("\n" + rest + "\n" if rest else "")
+    new_body = "\n" + title + "\n" + "=" * len(title) + "\n\n" + body + "\n"
     q = m.group("q")
     return source[: m.start("q")] + q + new_body + q + source[m.end():]
 
@@ -78,6 +87,35 @@ def stage_gallery(figures: Path, target: Path) -> Path:
     return target
 
 
+def _out_dir(src_file) -> Path:
+    return Path(src_file).parent / "_out" / Path(src_file).stem
+
+
 def reset_argv(gallery_conf, script_vars) -> list[str]:
-    """Command-line arguments of a gallery script: its output folder, ``_out`` beside the staged copy."""
-    return ["_out"]
+    """Command-line arguments of a gallery script: a fresh output folder of its own under ``_out/``."""
+    out = _out_dir(script_vars["src_file"])
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    return [str(out.relative_to(Path(script_vars["src_file"]).parent))]
+
+
+_shown: set[str] = set()
+
+
+def scraper(block, block_vars, gallery_conf) -> str:
+    """The figures a script wrote (its PNGs, as saved by :func:`metaeval.figures.save`).
+
+    The figure scripts draw on Agg canvases without pyplot (:func:`metaeval.figures.subplots`),
+    so sphinx-gallery's matplotlib scraper sees no figure; this one shows the PNG files the script
+    wrote into its output folder — exactly the files ``figures/make_all.py`` writes.
+    """
+    from sphinx_gallery.scrapers import figure_rst
+
+    out = _out_dir(block_vars["src_file"])
+    new = [p for p in sorted(out.glob("*.png")) if str(p) not in _shown] if out.is_dir() else []
+    paths = []
+    for png, target in zip(new, block_vars["image_path_iterator"]):
+        _shown.add(str(png))
+        shutil.copyfile(png, target)
+        paths.append(target)
+    return figure_rst(paths, gallery_conf["src_dir"]) if paths else ""

@@ -27,11 +27,10 @@ import importlib
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from metaeval_nodes import literal, paragraph, pyref, table
 from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-from metaeval_nodes import literal, paragraph, pyref, table
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,171 @@
+"""The documentation site: it builds with warnings as errors, every public name has a page, and it
+works in a real browser (search finds ``cohen_kappa``, images load, no console errors).
+
+The slow tests build ``docs/`` once into a temporary folder (about a minute with the gallery), or
+use an existing build when ``METAEVAL_DOCS_HTML`` names one (CI builds the site first with the
+README's command and points the tests at it). The browser test needs Debian's chromium; the checks
+themselves live in ``docs/check_site.py``, which CI also runs as a script. The fast tests check the
+small Sphinx extensions of ``docs/_ext`` directly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx", reason="the docs extra is not installed (pip install -e '.[docs]')")
+pytest.importorskip("sphinx_gallery", reason="the docs extra is not installed (pip install -e '.[docs]')")
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+
+def _load_check_site():
+    spec = importlib.util.spec_from_file_location("metaeval_check_site", DOCS / "check_site.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+check_site = _load_check_site()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    given = os.environ.get("METAEVAL_DOCS_HTML")
+    if given:
+        html = Path(given)
+        assert (html / "index.html").is_file(), f"METAEVAL_DOCS_HTML={given} holds no built site"
+        return html
+    out = tmp_path_factory.mktemp("docs")
+    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", "-d", str(out / "doctrees"), str(DOCS),
+           str(out / "html")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert r.returncode == 0, f"sphinx-build -W failed:\n{r.stderr[-6000:]}"
+    return out / "html"
+
+
+# -- the built site ------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_every_public_name_has_a_page(site):
+    fails = check_site.check_files(site)
+    assert fails == [], "\n".join(fails)
+
+
+@pytest.mark.slow
+def test_site_in_headless_chromium(site, tmp_path):
+    chromium = check_site.find_chromium()
+    if chromium is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    fails, seen = check_site.check_browser(site, tmp_path, chromium)
+    assert fails == [], "\n".join(fails)
+    assert seen["search_results"] > 0
+    assert any("metaeval.cohen_kappa.html" in h for h in seen["search_links"])
+    assert seen["images"]["gallery/index.html"] >= len(list((ROOT / "figures").glob("fig_*.py")))
+    shot = Path(seen["screenshots"][0])
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the checks can fail ---------------------------------------------------------------------------
+
+def test_expected_pages_cover_the_public_api():
+    import metaeval
+
+    pages = check_site.expected_pages()
+    for name in metaeval.__all__:
+        if name != "__version__":
+            assert f"metaeval.{name}" in pages
+    for name in metaeval.figures.__all__ + metaeval.datasets.__all__:
+        assert any(k.endswith("." + name) for k in pages)
+    assert pages["metaeval.figures.plot_forest"] == "api/generated/metaeval.figures.plot_forest.html"
+    assert pages["metaeval.figures.OKABE_ITO"].endswith("metaeval.figures.html#metaeval.figures.OKABE_ITO")
+
+
+def test_check_files_reports_missing_pages(tmp_path):
+    (tmp_path / "index.html").write_text("<html></html>")
+    fails = check_site.check_files(tmp_path)
+    assert any("metaeval.cohen_kappa" in f for f in fails)
+    assert any("figures/fig_bootstrap.py" in f for f in fails)
+    assert "cli.html is missing" in fails
+
+
+# -- the extensions ------------------------------------------------------------------------------
+
+def test_api_index_lists_every_name_once():
+    from metaeval_apigen import render
+
+    import metaeval
+
+    text = render()
+    listed = [line.strip() for line in text.splitlines() if re.fullmatch(r"   \w+", line)]
+    assert ".. currentmodule:: metaeval" in text
+    assert sorted(listed) == sorted(n for n in metaeval.__all__ if n != "__version__")
+    assert len(listed) == len(set(listed))
+    assert text.index("Reading and writing files") < text.index("Agreement of two raters")
+
+
+def test_api_groups_never_drop_a_name():
+    from metaeval_apigen import group_of
+
+    assert group_of("agreement.coefficients") == "Agreement of two raters"
+    assert group_of("agreement.somewhere_new") == "Agreement: more"
+    assert group_of("brand_new.module") == "More: metaeval.brand_new"
+
+
+def test_gallery_titles():
+    from metaeval_gallery import _title, with_title
+
+    src = '"""The topic-cluster bootstrap distribution of Cohen\'s kappa on trec_dl_like, with its BCa interval."""\n\nx = 1\n'
+    out = with_title(src)
+    assert out.startswith('"""\nThe topic-cluster bootstrap distribution of Cohen\'s kappa on trec_dl_like\n====')
+    assert out.endswith('with its BCa interval.\n"""\n\nx = 1\n')
+    titled = '"""\nA title\n=======\n\nText.\n"""\n'
+    assert with_title(titled) == titled
+    assert _title("Forest plot: Cohen's kappa, Gwet's AC1 and PABAK across the sample datasets, from a long tail.") \
+        == "Forest plot: Cohen's kappa"
+    with pytest.raises(ValueError, match="docstring"):
+        with_title("x = 1\n")
+
+
+def test_every_figure_script_gets_a_title():
+    from metaeval_gallery import with_title
+
+    for path in sorted((ROOT / "figures").glob("fig_*.py")):
+        lines = with_title(path.read_text(encoding="utf-8")).splitlines()
+        assert lines[0] == '"""' and set(lines[2]) == {"="} and len(lines[2]) == len(lines[1]), path.name
+
+
+def test_mathml_rewrites_and_reports():
+    from metaeval_mathml import to_mathml
+
+    assert "<math" in to_mathml(r"i = 1, 2, \dots", False)
+    assert "…" in to_mathml(r"\dots", False)
+    block = to_mathml(r"a &= b \\ c &= d", True)
+    assert 'display="block"' in block and "<mtable" in block
+    with pytest.raises(Exception):  # noqa: B017 - docutils raises its own error types
+        to_mathml(r"\nosuchcommand{x}", False)
+
+
+def test_cli_rows_come_from_the_parser():
+    from metaeval_cli import _arg_rows, _subparsers
+
+    from metaeval.cli import build_parser
+
+    subs = _subparsers(build_parser())
+    assert list(subs) == ["inspect", "align", "report", "demo"]
+    rows = _arg_rows(subs["align"][0])
+    names = [r[0].astext() for r in rows]
+    assert "--out-of-scale OUT_OF_SCALE" in names
+    row = rows[names.index("--out-of-scale OUT_OF_SCALE")]
+    assert row[1].astext() == "error"
+    assert "majority" not in " ".join(n.astext() for n in row[2])
+    dup = rows[names.index("--duplicates DUPLICATES")]
+    assert "majority" in " ".join(n.astext() for n in dup[2])
