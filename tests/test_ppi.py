@@ -436,3 +436,69 @@ def test_logistic_matches_ppi_py(name):
         rs = P.ppi_logistic(d["X"], d["Y"], d["Yhat"], d["X_unlabeled"], d["Yhat_unlabeled"], lam=steps[0])
     np.testing.assert_allclose([e.estimate for e in rs], c["result"]["estimate"], rtol=0, atol=1e-6,
                                err_msg=c["mirrors"])
+
+
+# --------------------------------------------------------------------------------------------
+# stratified PPI and allocation
+# --------------------------------------------------------------------------------------------
+
+def test_stratified_single_stratum_is_ppi_mean():
+    y, yh, yu = _data()
+    for quantile in ("t", "normal"):
+        s = P.ppi_mean_stratified(y, yh, yu, strata=np.zeros(len(y)), strata_unlabelled=np.zeros(len(yu)),
+                                  quantile=quantile)
+        m = P.ppi_mean(y, yh, yu, quantile=quantile)
+        assert (s.estimate, s.ci.low, s.ci.high) == pytest.approx((m.estimate, m.ci.low, m.ci.high), abs=1e-12)
+
+
+def test_stratified_combines_strata_by_hand():
+    # Fisch et al. (2024): θ̂ = Σ W_h θ̂_h, var = Σ W_h² var_h, per-stratum λ_h
+    rng = np.random.default_rng(8)
+    s = np.repeat([0, 1, 2], [200, 300, 500])
+    y = rng.normal(np.array([0.2, 0.5, 0.8])[s], 0.1)
+    yh = y + rng.normal(0.05, np.array([0.02, 0.1, 0.3])[s])
+    lab = np.r_[0:10, 200:215, 500:530]
+    unl = np.setdiff1d(np.arange(1000), lab)
+    W = {0: 0.2, 1: 0.3, 2: 0.5}
+    e = P.ppi_mean_stratified(y[lab], yh[lab], yh[unl], strata=s[lab], strata_unlabelled=s[unl],
+                              weights={k: 10 * v for k, v in W.items()}, quantile="normal")
+    parts = [P.ppi_mean(y[lab][s[lab] == h], yh[lab][s[lab] == h], yh[unl][s[unl] == h], quantile="normal")
+             for h in (0, 1, 2)]
+    assert e.estimate == pytest.approx(sum(W[h] * parts[h].estimate for h in W), abs=1e-12)
+    assert e.se ** 2 == pytest.approx(sum(W[h] ** 2 * parts[h].se ** 2 for h in W), rel=1e-12)
+    assert [e.extra["strata"][h]["lam"] for h in W] == pytest.approx([p.extra["lam"] for p in parts])
+    # the default weights are the strata's shares of all items
+    d = P.ppi_mean_stratified(y[lab], yh[lab], yh[unl], strata=s[lab], strata_unlabelled=s[unl])
+    assert [d.extra["strata"][h]["weight"] for h in (0, 1, 2)] == pytest.approx([0.2, 0.3, 0.5])
+    with pytest.raises(InputError, match="at least 2 labelled"):
+        P.ppi_mean_stratified(y[lab], yh[lab], yh[unl], strata=np.r_[s[lab][:-1], 3], strata_unlabelled=s[unl])
+
+
+def test_neyman_allocation_minimizes_the_stratified_variance():
+    # brute force over every integer allocation of 24 labels to 3 strata (each ≥ 2): Neyman's
+    # rounded allocation is within 1% of the best Σ W_h² σ_h² / n_h (Cochran 1977, §5.5)
+    sizes = np.array([300, 120, 80])
+    sd = np.array([0.05, 0.2, 0.4])
+    W = sizes / sizes.sum()
+    alloc = P.neyman_allocation(24, sizes=sizes, sd=sd)
+    assert alloc.sum() == 24 and (alloc >= 2).all()
+    best = min(np.sum(W ** 2 * sd ** 2 / np.array([a, b, 24 - a - b]))
+               for a in range(2, 21) for b in range(2, 23 - a) if 24 - a - b >= 2)
+    assert np.sum(W ** 2 * sd ** 2 / alloc) <= 1.01 * best
+    # proportional allocation: shares of the sizes, summing to the budget
+    prop = P.proportional_allocation(24, sizes=sizes)
+    assert prop.tolist() == [14, 6, 4]
+    # caps: a stratum cannot get more labels than it has items
+    capped = P.neyman_allocation(20, sizes=[5, 100], sd=[10.0, 0.1])
+    assert capped.tolist() == [5, 15]
+    with pytest.raises(InputError, match="cannot give"):
+        P.proportional_allocation(3, sizes=[10, 10])
+
+
+def test_stratum_residual_sd():
+    rng = np.random.default_rng(1)
+    s = np.repeat([0, 1], 50)
+    y = rng.normal(size=100)
+    yh = y + rng.normal(0, np.where(s == 0, 0.1, 1.0))
+    sd = P.stratum_residual_sd(y, yh, s, lam=1.0)
+    assert sd[0] == pytest.approx(np.std((y - yh)[:50], ddof=1)) and sd[1] > 5 * sd[0]

@@ -39,8 +39,10 @@ from scipy import stats
 from ..core.errors import InputError, SmallSampleWarning
 from ..core.results import ConfidenceInterval, Estimate
 
-__all__ = ["ppi_mean", "ppi_proportion", "ppi_mean_difference", "ppi_quantile", "ppi_ols", "ppi_logistic", "ppi_mean_variance", "ppi_lambda", "PPIVariance", "METHODS", "QUANTILES", "CI_METHODS",
-           "DEFAULT_QUANTILE", "DEFAULT_CI_METHOD"]
+__all__ = ["ppi_mean", "ppi_proportion", "ppi_mean_difference", "ppi_quantile", "ppi_ols", "ppi_logistic",
+           "ppi_mean_stratified", "neyman_allocation", "proportional_allocation", "stratum_residual_sd",
+           "ppi_mean_variance", "ppi_lambda", "PPIVariance", "METHODS", "QUANTILES", "CI_METHODS", "DEFAULT_QUANTILE",
+           "DEFAULT_CI_METHOD"]
 
 #: The estimators of a mean: PPI++ (power-tuned λ), PPI (λ = 1), human-only (λ = 0), judge-only.
 METHODS = ("ppi++", "ppi", "classical", "judge_only")
@@ -1345,3 +1347,287 @@ def ppi_logistic(X, y, yhat, X_unlabelled, yhat_unlabelled, *, method: str = "pp
     return _mest("logistic", X, y, yhat, X_unlabelled, yhat_unlabelled, method=method,
                  confidence_level=confidence_level, alternative=alternative, quantile=quantile, lam=lam, coord=coord,
                  names=names, null=null)
+
+
+# --------------------------------------------------------------------------------------------
+# stratified PPI and the allocation of labels to strata
+# --------------------------------------------------------------------------------------------
+
+def ppi_mean_stratified(y, yhat, yhat_unlabelled, *, strata, strata_unlabelled, weights=None, method: str = "ppi++",
+                        confidence_level: float = 0.95, alternative: str = "two-sided",
+                        quantile: str = DEFAULT_QUANTILE, null: float | None = None) -> Estimate:
+    """Stratified PPI (StratPPI): PPI++ within each stratum, combined with the stratum weights.
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Human labels of the labelled items.
+    yhat : array-like (n,)
+        The judge's labels of the same items.
+    yhat_unlabelled : array-like (N,)
+        The judge's labels of the unlabelled items.
+    strata : array-like (n,)
+        Stratum of each labelled item.
+    strata_unlabelled : array-like (N,)
+        Stratum of each unlabelled item (every stratum needs ≥ 2 labelled and ≥ 1 unlabelled item).
+    weights : mapping stratum → float, optional
+        Stratum weights W_h (normalized to sum 1). Default: the stratum's share of all n + N items
+        (its population share when the items are the population).
+    method : {"ppi++", "ppi", "classical", "judge_only"}
+        The estimator within each stratum (``"ppi++"`` tunes λ_h in each stratum: the variance
+        Σ W_h² var_h is minimized stratum by stratum).
+    confidence_level : float
+        Coverage of the interval, in (0, 1).
+    alternative : {"two-sided", "greater", "less"}
+        One-sided intervals and p-values.
+    quantile : {"t", "normal"}
+        ``"t"``: Student t with the Welch–Satterthwaite degrees of freedom
+        (Σ W_h² v_h)² / Σ (W_h² v_h)²/(n_h − 1), variances with divisor n_h − 1; ``"normal"``:
+        the normal quantile with ppi_py's 1/n_h variances.
+    null : float, optional
+        Test H0: mean = ``null``.
+
+    Returns
+    -------
+    Estimate
+        ``statistic`` ``"stratified_<method>_mean"``; ``extra["strata"]`` holds, per stratum,
+        ``estimate``, ``variance``, ``lam``, ``n``, ``N`` and ``weight``; ``extra["df"]``.
+
+    Notes
+    -----
+    θ̂ = Σ_h W_h θ̂_h, var = Σ_h W_h² var(θ̂_h), each θ̂_h the PPI(++) estimate of stratum h
+    (:func:`ppi_mean_variance`). Strata where the judge is good get λ_h near 1 and strata where it
+    is poor fall back to the human labels.
+
+    References
+    ----------
+    Fisch, Maynez, Hofer, Dhingra, Globerson & Cohen (2024), "Stratified prediction-powered
+    inference for effective hybrid evaluation of language models", NeurIPS 2024, §3 (StratPPI with
+    per-stratum λ). With a single stratum it equals :func:`ppi_mean` (tests/test_ppi.py).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> s = np.repeat([0, 1], 500)                                       # easy and hard topics
+    >>> y = rng.normal(np.where(s == 0, 0.7, 0.3), 0.1)
+    >>> noise = np.where(s == 0, 0.02, 0.2)                              # the judge is poor on hard ones
+    >>> yhat = y + 0.05 + rng.normal(0, 1, 1000) * noise
+    >>> lab = np.r_[0:20, 500:540]
+    >>> unl = np.setdiff1d(np.arange(1000), lab)
+    >>> e = ppi_mean_stratified(y[lab], yhat[lab], yhat[unl], strata=s[lab], strata_unlabelled=s[unl])
+    >>> round(e.estimate, 3), [round(v["lam"], 2) for v in e.extra["strata"].values()]
+    (0.498, [0.67, 0.25])
+    """
+    _check_common(confidence_level, alternative, quantile, None, method)
+    yv, hv, uv = _vector(y, "y"), _vector(yhat, "yhat"), _vector(yhat_unlabelled, "yhat_unlabelled")
+    if len(yv) != len(hv):
+        raise InputError(f"y and yhat have different lengths: {len(yv)} and {len(hv)}")
+    s = _codes(strata, len(yv), "strata", "y")
+    su = _codes(strata_unlabelled, len(uv), "strata_unlabelled", "yhat_unlabelled")
+    levels = list(dict.fromkeys(list(np.unique(s)) + list(np.unique(su))))
+    ddof = _ddof_for(quantile)
+    counts = {h: (int(np.sum(s == h)), int(np.sum(su == h))) for h in levels}
+    if weights is None:
+        w = {h: (a + b) / (len(yv) + len(uv)) for h, (a, b) in counts.items()}
+    else:
+        missing = [h for h in levels if h not in weights]
+        if missing:
+            raise InputError(f"weights has no entry for strata {missing[:5]}")
+        tot = float(sum(weights[h] for h in levels))
+        if not tot > 0 or any(weights[h] < 0 for h in levels):
+            raise InputError("weights must be non-negative and not all zero")
+        w = {h: float(weights[h]) / tot for h in levels}
+    per = {}
+    theta = var = 0.0
+    ws_num = ws_den = 0.0
+    for h in levels:
+        nh, Nh = counts[h]
+        if nh < 2 or Nh < 1:
+            raise InputError(f"stratum {h!r} has {nh} labelled and {Nh} unlabelled items",
+                             expected="at least 2 labelled and 1 unlabelled item in every stratum",
+                             fix="merge small strata, or allocate at least 2 labels to each")
+        d = _prepare(yv[s == h], hv[s == h], uv[su == h])
+        r = _evaluate(d.XL.sum(axis=0)[None], d.XU.sum(axis=0)[None], method=method, lam=None, clustered=False,
+                      P=None, ddof=ddof)
+        th, vh = float(r["theta"][0]), float(r["var"][0])
+        per[h] = {"estimate": th, "variance": vh, "lam": float(r["lam"][0]), "n": nh, "N": Nh, "weight": w[h]}
+        theta += w[h] * th
+        var += w[h] ** 2 * vh
+        ws_num += w[h] ** 2 * vh
+        ws_den += (w[h] ** 2 * vh) ** 2 / max(nh - 1, 1)
+    df = ws_num ** 2 / ws_den if ws_den > 0 else float(len(yv) - len(levels))
+    se = math.sqrt(var)
+    low, high = _interval(theta, se, df, confidence_level, alternative, quantile)
+    return Estimate(f"stratified_{method}_mean", theta, ConfidenceInterval(float(low), float(high), confidence_level,
+                                                                         "analytic"),
+                    se=se, pvalue=_pvalue(theta, se, null, df, alternative, quantile), n=len(yv) + len(uv),
+                    unit="none", n_units=len(yv) + len(uv),
+                    extra={"strata": per, "df": df if quantile == "t" else math.inf, "quantile": quantile,
+                           "method": method, "n_labelled": len(yv), "n_unlabelled": len(uv)})
+
+
+def _round_allocation(target, budget, minimum, caps):
+    """Integers close to ``target`` summing to ``budget``, each in [minimum, cap] (largest remainder)."""
+    k = len(target)
+    alloc = np.minimum(np.maximum(np.floor(target).astype(int), minimum), caps)
+    while alloc.sum() > budget:
+        # take from the stratum that exceeds its target most (and can give)
+        can = alloc > minimum
+        j = int(np.argmax(np.where(can, alloc - target, -np.inf)))
+        alloc[j] -= 1
+    while alloc.sum() < budget:
+        can = alloc < caps
+        if not can.any():
+            break
+        j = int(np.argmax(np.where(can, target - alloc, -np.inf)))
+        alloc[j] += 1
+    return alloc if k else alloc
+
+
+def _check_alloc(budget, sizes, minimum):
+    sz = np.asarray(sizes, dtype=float)
+    if sz.ndim != 1 or len(sz) == 0 or (sz <= 0).any() or not np.isfinite(sz).all():
+        raise InputError("sizes must be positive stratum sizes (one per stratum)")
+    if int(budget) != budget or budget < 0:
+        raise InputError(f"budget must be a non-negative integer, got {budget!r}")
+    if minimum * len(sz) > budget:
+        raise InputError(f"a budget of {budget} cannot give {minimum} labels to each of {len(sz)} strata",
+                         fix="lower minimum, merge strata, or raise the budget")
+    if budget > sz.sum():
+        raise InputError(f"budget {budget} exceeds the {int(sz.sum())} items")
+    return sz, np.floor(sz).astype(int)
+
+
+def proportional_allocation(budget: int, *, sizes, minimum: int = 2) -> np.ndarray:
+    """Labels per stratum in proportion to the stratum sizes.
+
+    Parameters
+    ----------
+    budget : int
+        Total number of items (topics) to label.
+    sizes : array-like (H,)
+        Number of items in each stratum (N_h).
+    minimum : int
+        At least this many labels per stratum (2: a stratum needs a variance).
+
+    Returns
+    -------
+    numpy.ndarray (H,) of int
+        n_h ≈ budget · N_h / Σ N, rounded by largest remainder to sum to ``budget``, each in
+        [minimum, N_h].
+
+    References
+    ----------
+    Cochran (1977), *Sampling Techniques*, §5.5 (proportional allocation).
+
+    Examples
+    --------
+    >>> proportional_allocation(30, sizes=[100, 50, 50]).tolist()
+    [15, 8, 7]
+    """
+    sz, caps = _check_alloc(budget, sizes, minimum)
+    return _round_allocation(budget * sz / sz.sum(), int(budget), minimum, caps)
+
+
+def neyman_allocation(budget: int, *, sizes, sd, minimum: int = 2) -> np.ndarray:
+    """Labels per stratum by Neyman allocation on the per-stratum residual SD: n_h ∝ N_h · σ_h.
+
+    For PPI, σ_h is the SD of the residual y − λŷ in stratum h (from a pilot; see
+    :func:`stratum_residual_sd`): strata where the judge is off by varying amounts get more human
+    labels, strata where it is reliable fewer.
+
+    Parameters
+    ----------
+    budget : int
+        Total number of items (topics) to label.
+    sizes : array-like (H,)
+        Number of items in each stratum (N_h).
+    sd : array-like (H,)
+        Residual SD per stratum (≥ 0).
+    minimum : int
+        At least this many labels per stratum.
+
+    Returns
+    -------
+    numpy.ndarray (H,) of int
+        Rounded by largest remainder to sum to ``budget``, each in [minimum, N_h] (a stratum capped
+        at N_h passes its excess to the others).
+
+    References
+    ----------
+    Neyman (1934); Cochran (1977), §5.5; Fisch et al. (2024), NeurIPS, §4 (allocation for
+    stratified PPI). The allocation minimizes Σ W_h² σ_h²/n_h for a fixed total (checked in
+    tests/test_ppi.py).
+
+    Examples
+    --------
+    >>> neyman_allocation(30, sizes=[100, 100, 100], sd=[0.05, 0.1, 0.3]).tolist()
+    [3, 7, 20]
+    """
+    sz, caps = _check_alloc(budget, sizes, minimum)
+    s = np.asarray(sd, dtype=float)
+    if s.shape != sz.shape or (s < 0).any() or not np.isfinite(s).all():
+        raise InputError("sd must hold one non-negative SD per stratum")
+    weight = sz * s
+    if weight.sum() == 0:
+        return proportional_allocation(budget, sizes=sizes, minimum=minimum)
+    target = budget * weight / weight.sum()
+    # strata capped at N_h give their excess to the rest, in proportion again
+    for _ in range(len(sz)):
+        over = target > caps
+        if not over.any():
+            break
+        free = budget - caps[over].sum()
+        rest = ~over & (weight > 0)
+        target = np.where(over, caps, np.where(rest, free * weight / weight[rest].sum(), 0.0))
+    return _round_allocation(target, int(budget), minimum, caps)
+
+
+def stratum_residual_sd(y, yhat, strata, *, lam: float | None = None) -> dict:
+    """SD of the residual y − λŷ per stratum, from a pilot sample (input to :func:`neyman_allocation`).
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Human labels of the pilot items.
+    yhat : array-like (n,)
+        The judge's labels of the same items.
+    strata : array-like (n,)
+        Stratum of each item.
+    lam : float, optional
+        λ; default: per stratum the slope Cov(y, ŷ)/Var(ŷ) clipped to [0, 1] (the λ of PPI++ when
+        the unlabelled set is large).
+
+    Returns
+    -------
+    dict
+        stratum → SD (divisor n_h − 1; NaN for a stratum with one item).
+
+    References
+    ----------
+    Fisch et al. (2024), NeurIPS, §4 (the per-stratum variance that drives the allocation).
+
+    Examples
+    --------
+    >>> stratum_residual_sd([1.0, 2.0, 3.0, 1.0, 2.0, 4.0], [1.0, 2.0, 3.0, 2.0, 2.0, 2.0], [0, 0, 0, 1, 1, 1],
+    ...                     lam=1.0)
+    {0: 0.0, 1: 1.5275252316519468}
+    """
+    yv, hv = _vector(y, "y"), _vector(yhat, "yhat")
+    if len(yv) != len(hv):
+        raise InputError(f"y and yhat have different lengths: {len(yv)} and {len(hv)}")
+    s = _codes(strata, len(yv), "strata", "y")
+    out = {}
+    for h in np.unique(s):
+        a, b = yv[s == h], hv[s == h]
+        if len(a) < 2:
+            out[h.item() if isinstance(h, np.generic) else h] = float("nan")
+            continue
+        if lam is None:
+            vb = np.var(b, ddof=1)
+            lh = float(np.clip(np.cov(a, b)[0, 1] / vb, 0, 1)) if vb > 0 else 0.0
+        else:
+            lh = float(lam)
+        out[h.item() if isinstance(h, np.generic) else h] = float(np.std(a - lh * b, ddof=1))
+    return out
