@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -502,3 +503,111 @@ def test_stratum_residual_sd():
     yh = y + rng.normal(0, np.where(s == 0, 0.1, 1.0))
     sd = P.stratum_residual_sd(y, yh, s, lam=1.0)
     assert sd[0] == pytest.approx(np.std((y - yh)[:50], ddof=1)) and sd[1] > 5 * sd[0]
+
+
+# --------------------------------------------------------------------------------------------
+# coverage simulation: topic-clustered data, a judge whose bias varies by topic
+# --------------------------------------------------------------------------------------------
+
+#: the small-sample choices compared: (label, quantile, ci_method)
+CHOICES = [("normal", "normal", "analytic"), ("t", "t", "analytic"), ("jackknife", "t", "jackknife"),
+           ("bootstrap-t", "t", "bootstrap-t")]
+#: superpopulation mean of a topic's (and an item's) human label: E[Beta(2, 2.5)]
+SUPER_MEAN = 2 / 4.5
+
+
+def _topic_data(rng, T):
+    """T topics of 10–40 items; human labels Bernoulli(μ_t), μ_t ~ Beta(2, 2.5); the judge's score
+    is 0.6·y + 0.2 + b_t + noise, clipped to [0, 1], with a topic bias b_t ~ N(0.05, 0.10)."""
+    m = rng.integers(10, 41, T)
+    mu = rng.beta(2.0, 2.5, T)
+    b = rng.normal(0.05, 0.10, T)
+    topic = np.repeat(np.arange(T), m)
+    y = (rng.random(topic.size) < mu[topic]).astype(float)
+    yh = np.clip(0.6 * y + 0.2 + b[topic] + rng.normal(0, 0.2, topic.size), 0, 1)
+    return topic, y, yh
+
+
+def coverage_simulation(ns=(10, 15, 25, 50), Ts=(40, 100, 200), reps=400, n_resamples=999, seed=20261201,
+                        analyses=("topics", "topics_fpc", "items_clustered"), methods=P.METHODS, choices=CHOICES):
+    """Coverage and mean width of nominal 95% intervals for every method × small-sample choice.
+
+    Analyses: ``topics`` — one value per topic (the topic's mean label, as a system's per-topic
+    score), n random topics labelled, the others judged; target: the superpopulation mean.
+    ``topics_fpc`` — the same data with ``population_size=T``; target: the mean over the T topics
+    at hand (the TREC question). ``items_clustered`` — item-level labels with ``cluster=`` (whole
+    topics labelled); target: the superpopulation mean. Returns a list of dict rows.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for T in Ts:
+        for n in ns:
+            if n >= T:
+                continue
+            hits = {(a, m, c[0]): [] for a in analyses for m in methods for c in choices}
+            width = {k: [] for k in hits}
+            for _ in range(reps):
+                topic, y, yh = _topic_data(rng, T)
+                lab_topics = rng.choice(T, n, replace=False)
+                is_lab = np.isin(np.arange(T), lab_topics)
+                ybar = np.bincount(topic, y) / np.bincount(topic)
+                hbar = np.bincount(topic, yh) / np.bincount(topic)
+                finite = ybar.mean()
+                item_lab = is_lab[topic]
+                for a in analyses:
+                    if a == "items_clustered":
+                        args = (y[item_lab], yh[item_lab], yh[~item_lab])
+                        kw = {"cluster": topic[item_lab], "cluster_unlabelled": topic[~item_lab]}
+                        target = SUPER_MEAN
+                    else:
+                        args = (ybar[is_lab], hbar[is_lab], hbar[~is_lab])
+                        kw = {"population_size": T} if a == "topics_fpc" else {}
+                        target = finite if a == "topics_fpc" else SUPER_MEAN
+                    for m in methods:
+                        for label, quantile, ci_method in choices:
+                            e = P.ppi_mean(*args, method=m, quantile=quantile, ci_method=ci_method,
+                                           n_resamples=n_resamples, rng=rng, **kw)
+                            hits[(a, m, label)].append(e.ci.contains(target))
+                            width[(a, m, label)].append(e.ci.width)
+            for (a, m, c), h in hits.items():
+                rows.append({"analysis": a, "T": T, "n": n, "method": m, "choice": c, "coverage": float(np.mean(h)),
+                             "width": float(np.mean(width[(a, m, c)])), "reps": reps})
+    return rows
+
+
+def _coverage_table(rows):
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    return df.pivot_table(index=["analysis", "method", "choice"], columns="n", values=["coverage", "width"],
+                          aggfunc="mean")
+
+
+@pytest.mark.slow
+def test_coverage_simulation_small_sample_choices():
+    # A reduced run of coverage_simulation (the module docstring of metaeval.inference.ppi reports
+    # the full run: 400 data sets per cell, B = 999). The default (t quantile, jackknife
+    # variance with λ re-tuned) must cover ≥ 0.92 at every n for PPI++, and do at least as well
+    # as the normal quantile ppi_py uses; the judge-only interval must fail (the judge is biased).
+    import warnings as _w
+
+    t0 = time.perf_counter()
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        rows = coverage_simulation(ns=(10, 25), Ts=(100,), reps=150, n_resamples=299,
+                                   analyses=("topics", "topics_fpc"),
+                                   choices=[c for c in CHOICES if c[0] != "bootstrap-t"] + [CHOICES[3]],
+                                   methods=("ppi++", "classical", "judge_only"))
+    elapsed = time.perf_counter() - t0
+
+    def cov(a, m, c, n):
+        return next(r["coverage"] for r in rows if (r["analysis"], r["method"], r["choice"], r["n"]) == (a, m, c, n))
+
+    default = {"t": "t", "analytic": "t", "jackknife": "jackknife", "bootstrap-t": "bootstrap-t"}
+    d = default[P.DEFAULT_CI_METHOD] if P.DEFAULT_CI_METHOD != "analytic" else P.DEFAULT_QUANTILE
+    for a in ("topics", "topics_fpc"):
+        for n in (10, 25):
+            assert cov(a, "ppi++", d, n) >= 0.92, (a, n)
+            assert cov(a, "ppi++", d, n) >= cov(a, "ppi++", "normal", n) - 0.01
+            assert cov(a, "judge_only", "t", n) < 0.6
+    assert elapsed < 60

@@ -84,10 +84,12 @@ def _codes(c, n: int, name: str, partner: str) -> np.ndarray:
     if arr.ndim != 1 or len(arr) != n:
         raise InputError(f"{name} has {len(arr) if arr.ndim == 1 else arr.shape} entries, {partner} has {n}",
                          expected=f"one cluster id per item of {partner}")
-    try:
-        bad = np.asarray([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr.tolist()])
-    except TypeError:
+    if arr.dtype.kind in "iub":
         bad = np.zeros(n, dtype=bool)
+    elif arr.dtype.kind == "f":
+        bad = np.isnan(arr)
+    else:
+        bad = np.asarray([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr.tolist()], dtype=bool)
     if bad.any():
         raise InputError(f"{name} has {int(bad.sum())} missing cluster ids", fix="give every item its cluster")
     return arr
@@ -501,11 +503,11 @@ def ppi_mean_variance(y, yhat, yhat_unlabelled, lam: float, *, ddof: int = 0, po
 
 def _interval(est, se, df, confidence_level, alternative, quantile):
     """Wald interval est ± q·se (q normal, or t with df degrees of freedom)."""
-    dist = stats.t(df) if quantile == "t" else stats.norm
+    ppf = (lambda x: stats.t.ppf(x, df)) if quantile == "t" else stats.norm.ppf
     if alternative == "two-sided":
-        q = float(dist.ppf(0.5 + confidence_level / 2))
+        q = float(ppf(0.5 + confidence_level / 2))
         return est - q * se, est + q * se
-    q = float(dist.ppf(confidence_level))
+    q = float(ppf(confidence_level))
     if alternative == "greater":
         return est - q * se, math.inf
     return -math.inf, est + q * se
