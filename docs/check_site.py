@@ -8,7 +8,8 @@ HTML_DIR defaults to ``docs/_build/html`` (build it first:
 1. Files (no browser): every name of ``metaeval.__all__`` has its API page (the functions and
    classes of the public modules ``metaeval.figures`` and ``metaeval.datasets`` too, their constants
    an entry on the module's page); every ``figures/fig_*.py`` has a gallery page with its figure;
-   the CLI page lists every subcommand; the statistics pages carry every registered statistic.
+   the CLI page lists every subcommand; the statistics pages show every registered statistic
+   (the ``metaeval-statistics`` table) and the cluster-bootstrap coverage table.
 2. Browser: the site is served on 127.0.0.1 and opened in headless Chromium (Debian's
    ``/usr/bin/chromium``), driven over the DevTools protocol. The search page must find
    ``cohen_kappa`` (with a link to its API page among the results); on every page visited every
@@ -98,6 +99,18 @@ def check_files(html: Path) -> list[str]:
             fails.append(f"no gallery page for figures/{script.name}")
         elif not re.search(rf'<img[^>]*src="[^"]*sphx_glr_{script.stem}_\d+\.png"', page.read_text(encoding="utf-8")):
             fails.append(f"gallery page {page.name} shows no figure")
+    stats_pages = sorted((html / "statistics").glob("**/*.html"))
+    if not stats_pages:
+        fails.append("the statistics reference (statistics/*.html) is missing")
+    else:
+        from metaeval.core import registry
+
+        text = "".join(p.read_text(encoding="utf-8") for p in stats_pages)
+        for name in registry.names():
+            if f">{name}<" not in text:
+                fails.append(f"the statistics reference does not show the registered statistic {name!r}")
+        if "coverage of nominal 95%" not in text:
+            fails.append("the statistics reference does not show the cluster-bootstrap coverage table")
     cli = html / "cli.html"
     if cli.is_file():
         from metaeval.cli import build_parser

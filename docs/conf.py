@@ -67,7 +67,6 @@ autosummary_generate = True
 autosummary_generate_overwrite = True
 autosummary_imported_members = True
 autosummary_ignore_module_all = False
-autodoc_default_options = {"members": False}
 autodoc_typehints = "none"  # the numpydoc Parameters section says the types; signatures stay short
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False

@@ -169,3 +169,51 @@ def test_cli_rows_come_from_the_parser():
     assert "majority" not in " ".join(n.astext() for n in row[2])
     dup = rows[names.index("--duplicates DUPLICATES")]
     assert "majority" in " ".join(n.astext() for n in dup[2])
+
+
+def test_directives_render_from_the_code(tmp_path):
+    """A small MyST project using every directive of docs/_ext: the output shows the registry,
+    the coverage table and the parser, and an unknown statistic or constant fails the build."""
+    from metaeval.core import registry
+    from metaeval.core.resample import CLUSTER_COVERAGE, MIN_CLUSTERS
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'metaeval_mathml', 'metaeval_cli', 'metaeval_stats']\n"
+        "myst_enable_extensions = ['dollarmath']\n")
+    (src / "index.md").write_text(
+        "# Site\n\n## Kappa\n\n```{metaeval-statistic} cohen_kappa\n```\n\n## All\n\n```{metaeval-statistics}\n```\n\n"
+        "## Coverage\n\n```{metaeval-coverage}\n```\n\n## CLI\n\n```{metaeval-cli}\n:no-sections:\n```\n\n"
+        "See {ref}`statistic-cohen_kappa`; $\\kappa = (p_o - p_e)/(1 - p_e)$.\n")
+    cmd = [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / "out")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    for name in registry.names():
+        assert f">{name}<" in html
+    assert 'id="statistic-cohen_kappa"' in html and 'href="#statistic-cohen_kappa"' in html
+    assert registry.get("cohen_kappa").reference in html
+    for t, cov in CLUSTER_COVERAGE.items():
+        assert f"<p>{t}</p>" in html and f"{cov:.3f}" in html
+    assert f"MIN_CLUSTERS = {MIN_CLUSTERS}" in html
+    assert "metaeval demo" in html and "--n-resamples" in html
+    assert "<math" in html and "tex-mml-chtml" not in html and "cdn.jsdelivr" not in html  # MathML, no MathJax
+
+    (src / "index.md").write_text("# Site\n\n```{metaeval-statistic} no_such_statistic\n```\n")
+    r = subprocess.run(cmd + ["-E"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "no_such_statistic" in r.stderr
+    (src / "index.md").write_text("# Site\n\n```{metaeval-coverage} metaeval.core.resample.NO_SUCH\n```\n")
+    r = subprocess.run(cmd + ["-E"], capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "NO_SUCH" in r.stderr
+
+
+def test_constant_table_shapes():
+    from metaeval_stats import constant_table
+
+    assert constant_table({3: 0.9071, 5: 0.92}) == (["key", "value"], [["3", "0.907"], ["5", "0.920"]])
+    header, rows = constant_table({("bca", 50): {"coverage": 0.94, "width": 0.1}, ("delta", 50): {"coverage": 0.91}},
+                                  ["method", "n"])
+    assert header == ["method", "n", "coverage", "width"]
+    assert rows == [["bca", "50", "0.940", "0.100"], ["delta", "50", "0.910", "—"]]

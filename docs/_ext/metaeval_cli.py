@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -38,9 +39,20 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, tuple[argparse.Arg
     return out
 
 
-def _usage(parser: argparse.ArgumentParser) -> str:
-    """The usage line, without argparse's "usage: " prefix."""
-    return " ".join(parser.format_usage().split()).removeprefix("usage: ")
+def _usage(parser: argparse.ArgumentParser, width: int = 88) -> str:
+    """The usage line without argparse's "usage: " prefix, wrapped at ``width`` (not the terminal's)."""
+    text = " ".join(parser.format_usage().split()).removeprefix("usage: ")
+    # break only between options: never inside "[--seed SEED]"
+    parts = re.findall(r"\[[^\]]*\]|\{[^}]*\}|\S+", text)
+    indent = " " * (len(parser.prog) + 1)
+    lines, line = [], ""
+    for part in parts:
+        if line and len(line) + 1 + len(part) > width:
+            lines.append(line)
+            line = indent + part
+        else:
+            line = f"{line} {part}" if line else part
+    return "\n".join([*lines, line])
 
 
 def _arg_rows(parser: argparse.ArgumentParser) -> list[list]:

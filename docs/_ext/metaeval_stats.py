@@ -12,10 +12,14 @@ Everything they print is read from the code at build time (``metaeval.core.regis
     The same facts for one statistic, as a field list, with the anchor ``statistic-NAME`` (write
     ``{ref}`statistic-cohen_kappa``` in MyST, ``:ref:`statistic-cohen_kappa``` in rST). Put it under
     the heading of the statistic's section, next to its formula. An unknown name is a build error.
-``metaeval-coverage``
-    The measured coverage of nominal 95% cluster-bootstrap intervals by number of clusters
-    (``CLUSTER_COVERAGE``), the threshold ``MIN_CLUSTERS`` below which a warning is emitted, and
-    the provenance comments of both constants.
+``metaeval-coverage`` [``module.CONSTANT``]
+    Without an argument: the measured coverage of nominal 95% cluster-bootstrap intervals by number
+    of clusters (``metaeval.core.resample.CLUSTER_COVERAGE``), the threshold ``MIN_CLUSTERS`` below
+    which a warning is emitted, and the provenance comments (``#:``) of both constants. With an
+    argument: any dict constant of measured coverage (e.g.
+    ``metaeval.inference.prevalence.RG_COVERAGE``) as a table — ``{key: number}``,
+    ``{key: {column: number}}``, tuple keys as several columns — with its ``#:`` comment. Options
+    ``:keys:`` and ``:values:`` (comma-separated) name the key and value columns.
 
 With ``metaeval_require_all_statistics = True`` in conf.py, a registered statistic that no page
 describes with ``metaeval-statistic`` is a build warning (an error under ``-W``).
@@ -35,6 +39,7 @@ from sphinx.util.docutils import SphinxDirective
 logger = logging.getLogger(__name__)
 
 FAMILIES = {"table": "two raters (K×K table)", "multirater": "many raters (per-item counts)"}
+FAMILY_SHORT = {"table": "two raters", "multirater": "many raters"}
 
 
 def _registry():
@@ -87,8 +92,8 @@ class StatisticsDirective(SphinxDirective):
         rows = []
         for s in reg.statistics(family):
             link = stat_link(s.name, "", literal(s.name), statname=s.name)
-            rows.append([link, s.label, FAMILIES.get(s.family, s.family), _weights(s), s.defined or "—",
-                         _analytic(s), s.reference, _public(s)])
+            rows.append([link, s.label, FAMILY_SHORT.get(s.family, s.family), _weights(s), s.defined or "—",
+                         "yes" if s.analytic else "bootstrap only", s.reference, _public(s)])
         for f in _source_files():
             self.env.note_dependency(f)
         header = ["statistic", "label", "family", "weights", "defined", "analytic variance", "checked against",
@@ -151,26 +156,86 @@ class StatisticDirective(SphinxDirective):
         return [target, flist]
 
 
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return "—" if v is None else str(v)
+
+
+def _import_constant(dotted: str):
+    """``(module, name, value)`` of ``package.module.CONSTANT``."""
+    module, _, name = dotted.rpartition(".")
+    try:
+        mod = importlib.import_module(module)
+        return mod, name, getattr(mod, name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ValueError(f"cannot import {dotted!r}: {exc}") from None
+
+
+def constant_table(value: dict, key_labels: list[str] | None = None, value_labels: list[str] | None = None):
+    """Header and rows of a dict constant: ``{key: number}`` or ``{key: {column: number}}``.
+
+    Tuple keys become several key columns. Returns ``(header, rows)``.
+    """
+    items = list(value.items())
+    n_keys = max((len(k) if isinstance(k, tuple) else 1) for k, _ in items)
+    nested = all(isinstance(v, dict) for _, v in items)
+    columns = list(dict.fromkeys(c for _, v in items for c in v)) if nested else ["value"]
+    header = list(key_labels or (["key"] if n_keys == 1 else [f"key {i + 1}" for i in range(n_keys)]))
+    header += [str(c) for c in columns] if nested else list(value_labels or ["value"])
+    if nested and value_labels:
+        header[n_keys:] = value_labels
+    rows = []
+    for k, v in items:
+        keys = list(k) if isinstance(k, tuple) else [k]
+        cells = [v.get(c) for c in columns] if nested else [v]
+        rows.append([_fmt(x) for x in keys] + [_fmt(x) for x in cells])
+    return header, rows
+
+
 class CoverageDirective(SphinxDirective):
+    """``metaeval-coverage`` (the cluster bootstrap's table) or ``metaeval-coverage:: module.CONSTANT``."""
+
+    optional_arguments = 1
     has_content = False
+    option_spec = {"keys": directives.unchanged, "values": directives.unchanged}
 
     def run(self):
-        from metaeval.core import resample
+        dotted = self.arguments[0].strip() if self.arguments else "metaeval.core.resample.CLUSTER_COVERAGE"
+        try:
+            mod, name, value = _import_constant(dotted)
+        except ValueError as exc:
+            raise self.error(f"metaeval-coverage: {exc}") from None
+        if not isinstance(value, dict):
+            raise self.error(f"metaeval-coverage: {dotted} is a {type(value).__name__}, not a dict")
+        self.env.note_dependency(mod.__file__)
+        attr_docs = ModuleAnalyzer.for_module(mod.__name__).find_attr_docs()
 
-        cov = resample.CLUSTER_COVERAGE
-        mn = resample.MIN_CLUSTERS
-        docs = ModuleAnalyzer.for_module("metaeval.core.resample").find_attr_docs()
-        self.env.note_dependency(resample.__file__)
-        rows, classes = [], []
-        for t, c in sorted(cov.items()):
-            rows.append([str(t), f"{c:.3f}", "warned (SmallSampleWarning)" if t < mn else ""])
-            classes.append(["below-min"] if t < mn else [])
-        out = [table(["clusters", "coverage of nominal 95%", f"below MIN_CLUSTERS = {mn}"], rows,
-                     widths=[10, 20, 25], classes=["metaeval-coverage"], row_classes=classes)]
-        for attr in ("CLUSTER_COVERAGE", "MIN_CLUSTERS"):
-            text = " ".join(line.strip() for line in docs.get(("", attr), []) if line.strip())
-            if text:
-                out.append(paragraph([literal(attr), nodes.Text(": ")] + paragraph(text).children))
+        def provenance(attr):
+            text = " ".join(line.strip() for line in attr_docs.get(("", attr), []) if line.strip())
+            return paragraph([literal(attr), nodes.Text(": ")] + paragraph(text).children) if text else None
+
+        split = lambda opt: [x.strip() for x in self.options[opt].split(",")] if opt in self.options else None  # noqa: E731
+        out: list[nodes.Node] = []
+        if not value:
+            out.append(paragraph([literal(name), nodes.Text(": no measurements are recorded yet.")]))
+        elif dotted == "metaeval.core.resample.CLUSTER_COVERAGE":
+            mn = mod.MIN_CLUSTERS
+            rows, classes = [], []
+            for t, c in sorted(value.items()):
+                rows.append([str(t), _fmt(c), "warned (SmallSampleWarning)" if t < mn else ""])
+                classes.append(["below-min"] if t < mn else [])
+            header = split("keys") or ["clusters"]
+            header += split("values") or ["coverage of nominal 95%"]
+            out.append(table(header + [f"below MIN_CLUSTERS = {mn}"], rows, widths=[10, 20, 25],
+                             classes=["metaeval-coverage"], row_classes=classes))
+        else:
+            header, rows = constant_table(value, split("keys"), split("values"))
+            out.append(table(header, rows, classes=["metaeval-coverage"]))
+        for attr in (name, "MIN_CLUSTERS") if dotted.endswith("resample.CLUSTER_COVERAGE") else (name,):
+            p = provenance(attr)
+            if p is not None:
+                out.append(p)
         return out
 
 
