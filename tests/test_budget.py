@@ -187,3 +187,57 @@ def test_errors():
         label_budget(y, y + 1, y, methods=["judge_only"])
     with pytest.raises(InputError, match="one target"):
         required_labels(y, y + 1, y)
+
+
+# --------------------------------------------------------------------------------------------
+# the figure (metaeval.output.figures_budget)
+# --------------------------------------------------------------------------------------------
+
+def _budget_frame():
+    rng = np.random.default_rng(2)
+    y = rng.normal(0.5, 0.2, 120)
+    yhat = 0.9 * y + rng.normal(0.1, 0.08, 120)
+    H = pd.DataFrame({"s1": y[:20], "s2": y[:20] * 0.8, "s3": y[:20] + 0.1})
+    J = pd.DataFrame({"s1": yhat[:20], "s2": yhat[:20] * 0.8, "s3": yhat[:20] + 0.05})
+    U = pd.DataFrame({"s1": yhat[20:], "s2": yhat[20:] * 0.8, "s3": yhat[20:] + 0.05})
+    return label_budget(H, J, U, n=[5, 10, 20, 40, 80], population_size=120, difference=0.05)
+
+
+def plot_budget_curve_draws_the_frame_test():
+    from metaeval import figures
+    from metaeval.output.figures_budget import METHOD_COLORS, plot_budget_curve
+
+    b = _budget_frame()
+    fig, ax = figures.subplots()
+    assert plot_budget_curve(b, target=0.1, ax=ax) is ax
+    for m in ("ppi++", "ppi", "classical"):
+        (line,) = [a for a in ax.lines if a.get_gid() == f"curve:{m}"]
+        med = b[b.method == m].groupby("n")["width"].median()
+        np.testing.assert_allclose(line.get_xdata(), med.index)
+        np.testing.assert_allclose(line.get_ydata(), med.to_numpy())
+        assert line.get_color() == METHOD_COLORS[m]
+        (req,) = [a for a in ax.lines if a.get_gid() == f"required:{m}"]
+        assert req.get_xdata()[0] == med.index[np.argmax(med.to_numpy() <= 0.1)]
+        band = [c for c in ax.collections if c.get_gid() == f"band:{m}"]
+        assert len(band) == 1
+    assert ax.get_xscale() == "log"
+    # one system: no band; power on the y axis
+    fig, ax = figures.subplots()
+    plot_budget_curve(b, y="power", system="s2", target=0.8, ax=ax)
+    assert not [c for c in ax.collections if str(c.get_gid()).startswith("band:")]
+    (line,) = [a for a in ax.lines if a.get_gid() == "curve:classical"]
+    want = b[(b.system == "s2") & (b.method == "classical")].sort_values("n")["power"]
+    np.testing.assert_allclose(line.get_ydata(), want.to_numpy())
+
+
+def plot_budget_curve_errors_test():
+    from metaeval.output.figures_budget import plot_budget_curve
+
+    b = _budget_frame()
+    with pytest.raises(InputError, match="no system"):
+        plot_budget_curve(b, system="nope")
+    with pytest.raises(InputError, match="all NaN"):
+        plot_budget_curve(b.assign(power=np.nan), y="power")
+    with pytest.raises(InputError, match="missing column"):
+        plot_budget_curve(b.drop(columns="width"))
+

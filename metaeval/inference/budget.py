@@ -35,6 +35,7 @@ minimum detectable difference at power π solves power(Δ) = π.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -187,17 +188,23 @@ def _power(delta, se, n, quantile, confidence_level):
 
 
 def _mdd(se, n, quantile, confidence_level, power):
-    """The smallest |Δ| the test detects with the given power (bracketed from the normal answer)."""
+    """The smallest |Δ| the test detects with the given power: se times a factor of (n, α, power)."""
     if not se > 0:
         return 0.0
-    f = lambda d: _power(d, se, n, quantile, confidence_level) - power  # noqa: E731
+    return se * _mdd_factor(int(n), quantile, float(confidence_level), float(power))
+
+
+@functools.lru_cache(maxsize=4096)
+def _mdd_factor(n, quantile, confidence_level, power):
+    """δ with power(δ · se) = power at se = 1 (power depends on Δ/se only); bracketed from the normal δ."""
+    f = lambda d: _power(d, 1.0, n, quantile, confidence_level) - power  # noqa: E731
     z = _q(n, "normal", confidence_level) + float(stats.norm.ppf(power))
-    lo, hi = 0.9 * z * se, (_q(n, quantile, confidence_level) + float(stats.norm.ppf(power)) + 0.5) * se
+    lo, hi = 0.9 * z, _q(n, quantile, confidence_level) + float(stats.norm.ppf(power)) + 0.5
     while f(lo) > 0:
         lo /= 2
     while f(hi) < 0:
         hi *= 2
-    return float(optimize.brentq(f, lo, hi, xtol=1e-10 * se, rtol=1e-12))
+    return float(optimize.brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
 def _check(methods, quantile, confidence_level, power, population_size):
