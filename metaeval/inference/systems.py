@@ -9,10 +9,13 @@ corrected ranking, with its rank correlation to the judge-only ranking. :func:`c
 replays the design on a collection whose human judgments are complete, to measure coverage and width
 for a given number of labelled topics.
 
-Every estimate and variance comes from :func:`metaeval.inference.ppi.ppi_mean_variance` (the one
-definition of PPI and of its finite-population variance); intervals are the package's Wald intervals
-(:func:`metaeval.agreement.analytic.analytic_interval`); rank correlations are
-:func:`metaeval.kendall_tau`, :func:`metaeval.tau_ap` and :func:`metaeval.rbo`.
+Nothing here has a formula of its own: each system's estimate is :func:`metaeval.ppi_mean` and each
+pairwise difference :func:`metaeval.ppi_mean_difference` (with ``population_size`` = the judge's
+topics), the shared λ is the minimum of the summed :func:`metaeval.ppi_mean_variance`, and the rank
+correlations are :func:`metaeval.kendall_tau`, :func:`metaeval.tau_ap` and :func:`metaeval.rbo`. The
+coverage replay calls :func:`~metaeval.ppi_mean_variance` and the package's Wald interval
+(:func:`metaeval.agreement.analytic.analytic_interval`) directly, for speed; its intervals equal
+:func:`corrected_system_scores`' (tests/test_inference_systems.py).
 
 The design, and what it assumes
 --------------------------------
@@ -67,7 +70,7 @@ import pandas as pd
 from scipy import stats
 
 from ..core.errors import InputError, SmallSampleWarning
-from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.results import ResultSet
 
 if TYPE_CHECKING:
     from ..systems.evaluation import SystemScores
@@ -288,13 +291,6 @@ def _interval(est, var, df_n, quantile, confidence_level):
     return se, np.asarray(low), np.asarray(high)
 
 
-def _pvalues(est, se, df, quantile):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.abs(est) / se
-    p = 2 * (stats.t.sf(z, df) if quantile == "t" else stats.norm.sf(z))
-    return np.where(se > 0, p, np.nan)
-
-
 def _methods_intervals(fit: _Fit, JL, JU, method, lam, lam_optim_mode, quantile, confidence_level, judge_only=None):
     """One method's estimates and intervals for every system: a dict of arrays."""
     if method == "judge_only":
@@ -386,39 +382,35 @@ def _rank_correlations(corrected, judge_means) -> ResultSet:
     return out
 
 
-def _differences(fit: _Fit, r, systems, method, quantile, confidence_level, JL, JU) -> ResultSet:
-    """Every pair's corrected difference: PPI (λ = 1) on y_a − y_b with predictions λ_a ŷ_a − λ_b ŷ_b."""
-    from .ppi import ppi_mean, ppi_mean_variance
+def _differences(HL, JL, JU, lam, systems, method, quantile, confidence_level, P) -> ResultSet:
+    """Every pair's corrected difference through :func:`~metaeval.inference.ppi.ppi_mean_difference`.
+
+    With one λ for both systems (the shared λ, PPI, classical) that is PPI on the paired
+    differences with that λ. With a λ per system, the judge's predictions of the two systems are
+    scaled by their own λ and PPI is run with λ = 1: (y_a − y_b) − (λ_a ŷ_a − λ_b ŷ_b) is then the
+    difference of the two systems' residuals, so the estimate is again θ̂_a − θ̂_b.
+    """
+    from .ppi import ppi_mean_difference
 
     out = ResultSet(name="differences")
     S = len(systems)
-    if S < 2:
-        return out
-    ia, ib = np.triu_indices(S, 1)
-    est, var, df_n = np.empty(len(ia)), np.empty(len(ia)), fit.n
-    if method == "judge_only":
-        es = [ppi_mean(JL[a] - JL[b], JL[a] - JL[b], JU[a] - JU[b], method="judge_only", quantile=quantile,
-                       confidence_level=confidence_level) for a, b in zip(ia, ib)]
-        est = np.array([e.estimate for e in es])
-        var = np.array([e.se ** 2 for e in es])
-        df_n = JL.shape[1] + JU.shape[1]
-    else:
-        lam = r["lam"]
-        for k, (a, b) in enumerate(zip(ia, ib)):
-            v = ppi_mean_variance(fit.HL[a] - fit.HL[b], lam[a] * fit.JL[a] - lam[b] * fit.JL[b],
-                                  lam[a] * fit.JU[a] - lam[b] * fit.JU[b], 1.0, ddof=fit.ddof,
-                                  population_size=fit.P)
-            est[k], var[k] = v.estimate, v.variance
-    se, low, high = _interval(est, var, df_n, quantile, confidence_level)
-    pv = _pvalues(est, se, df_n - 1, quantile)
-    n_all = JL.shape[1] + JU.shape[1]
-    name = f"{method}_difference"
-    for k, (a, b) in enumerate(zip(ia, ib)):
-        e = Estimate(name, float(est[k]), ConfidenceInterval(float(low[k]), float(high[k]), confidence_level,
-                                                              "analytic"),
-                     se=float(se[k]), pvalue=None if np.isnan(pv[k]) else float(pv[k]), n=n_all, unit="none",
-                     n_units=n_all, extra={"method": method, "quantile": quantile, "df": df_n - 1})
-        out.append_with(e, system_a=systems[a], system_b=systems[b])
+    for a in range(S):
+        for b in range(a + 1, S):
+            y = np.column_stack([HL[a], HL[b]])
+            kw = dict(quantile=quantile, confidence_level=confidence_level)
+            if method == "judge_only":
+                e = ppi_mean_difference(y, np.column_stack([JL[a], JL[b]]), np.column_stack([JU[a], JU[b]]),
+                                        method="judge_only", **kw)
+            elif method != "ppi++" or lam[a] == lam[b]:
+                e = ppi_mean_difference(y, np.column_stack([JL[a], JL[b]]), np.column_stack([JU[a], JU[b]]),
+                                        method=method, lam=float(lam[a]) if method == "ppi++" else None,
+                                        population_size=P, **kw)
+            else:
+                e = ppi_mean_difference(y, np.column_stack([lam[a] * JL[a], lam[b] * JL[b]]),
+                                        np.column_stack([lam[a] * JU[a], lam[b] * JU[b]]), method="ppi++", lam=1.0,
+                                        population_size=P, **kw)
+                e.extra.update(lam=None, lam_a=float(lam[a]), lam_b=float(lam[b]))
+            out.append_with(e, system_a=systems[a], system_b=systems[b])
     return out
 
 
@@ -471,10 +463,12 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     Returns
     -------
     CorrectedSystemScores
-        One Estimate per system keyed by ``system`` (statistic ``"<method>_mean"``, ``n`` = topics,
-        ``extra``: ``lam``, ``var_labelled``, ``var_unlabelled``, ``n_labelled``, ``population_size``,
-        ``judge_mean``, ``labelled_mean``, ``quantile``, ``df``), with ``.differences`` (keyed by
-        ``system_a, system_b``), ``.ranking``, ``.rank_correlation`` and ``.design``.
+        One :func:`~metaeval.ppi_mean` Estimate per system keyed by ``system`` (statistic
+        ``"<method>_mean"``; ``extra``: ppi_mean's ``lam``, ``var_labelled``, ``var_unlabelled``,
+        ``n_labelled``, ``population_size``, ``quantile``, ``df`` ..., plus ``judge_mean``,
+        ``labelled_mean`` and ``lam_optim_mode``), with ``.differences`` (keyed by ``system_a,
+        system_b``; statistic ``"<method>_mean_difference"``, p-value of "no difference"),
+        ``.ranking``, ``.rank_correlation`` and ``.design``.
 
     Raises
     ------
@@ -518,10 +512,10 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     >>> print(res[:2])
     [system=run_01] ppi++_mean = 0.7780, 95% analytic CI [0.7376, 0.8185] (n = 40)
     [system=run_02] ppi++_mean = 0.7270, 95% analytic CI [0.6868, 0.7672] (n = 40)
-    >>> round(res.design["lam"], 3), res.ranking.loc["run_01", "judge_only"].round(4)   # the judge alone: far too low
-    (0.61, np.float64(0.5969))
+    >>> round(res.design["lam"], 3), round(float(res.ranking.loc["run_01", "judge_only"]), 4)   # judge alone: too low
+    (0.61, 0.5969)
     >>> print(res.differences[:1])
-    [system_a=run_01, system_b=run_02] ppi++_difference = 0.0510, 95% analytic CI [0.0046, 0.0975], p = 0.03361 (n = 40)
+    [system_a=run_01, system_b=run_02] ppi++_mean_difference = 0.0510, 95% analytic CI [0.0046, 0.0975], p = 0.03361 (n = 40)
     >>> res.ranking[["estimate", "judge_only", "rank", "judge_rank"]].head(3).round(4)
             estimate  judge_only  rank  judge_rank
     system
@@ -540,24 +534,30 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     if n < MIN_LABELLED:
         warnings.warn(f"only {n} labelled topics: the coverage of the corrected intervals was measured from "
                       f"{MIN_LABELLED} topics on (label more topics, at random)", SmallSampleWarning, stacklevel=2)
-    ddof = 1 if quantile == "t" else 0
-    fit = _Fit(HL, JL, JU, P if finite_population else None, ddof)
-    r = _methods_intervals(fit, JL, JU, method, lam, lam_optim_mode, quantile, confidence_level)
+    from .ppi import ppi_mean
+
+    Pf = P if finite_population else None
+    lam_v = None
+    if method != "judge_only":
+        lam_v = _Fit(HL, JL, JU, Pf, 1 if quantile == "t" else 0).lambdas(method, lam, lam_optim_mode)
     judge_means = np.concatenate([JL, JU], axis=1).mean(axis=1)
     labelled_mean = HL.mean(axis=1)
     out = CorrectedSystemScores(name="corrected_system_scores")
-    name = f"{method}_mean"
     for s, sys in enumerate(systems):
-        extra = {"method": method, "lam": float(r["lam"][s]), "var_labelled": float(r["var_l"][s]),
-                 "var_unlabelled": float(r["var_u"][s]), "n_labelled": n, "n_unlabelled": P - n,
-                 "population_size": P if finite_population else None, "judge_mean": float(judge_means[s]),
-                 "labelled_mean": float(labelled_mean[s]), "quantile": quantile, "df": r["df"]}
-        e = Estimate(name, float(r["est"][s]), ConfidenceInterval(float(r["low"][s]), float(r["high"][s]),
-                                                                  confidence_level, "analytic"),
-                     se=float(r["se"][s]), n=P, unit="none", n_units=P, extra=extra)
+        kw = dict(quantile=quantile, confidence_level=confidence_level)
+        if method == "judge_only":   # the topic-sampling interval of a judge-only evaluation (no finite population)
+            e = ppi_mean(JL[s], JL[s], JU[s], method="judge_only", **kw)
+        else:
+            e = ppi_mean(HL[s], JL[s], JU[s], method=method, lam=float(lam_v[s]) if method == "ppi++" else None,
+                         population_size=Pf, **kw)
+        e.extra.update(judge_mean=float(judge_means[s]), labelled_mean=float(labelled_mean[s]),
+                       lam_optim_mode=lam_optim_mode if method == "ppi++" and lam is None else None)
         out.append_with(e, system=sys)
+    r = {"est": np.array([e.estimate for e in out]), "low": np.array([e.ci.low for e in out]),
+         "high": np.array([e.ci.high for e in out]), "lam": np.array([e.extra.get("lam", np.nan) for e in out],
+                                                                      dtype=float)}
     if differences:
-        out.differences = _differences(fit, r, systems, method, quantile, confidence_level, JL, JU)
+        out.differences = _differences(HL, JL, JU, lam_v, systems, method, quantile, confidence_level, Pf)
     rank = pd.DataFrame({"estimate": r["est"], "ci_low": r["low"], "ci_high": r["high"], "judge_only": judge_means,
                          "labelled_mean": labelled_mean, "rank": _rank(r["est"]), "judge_rank": _rank(judge_means)},
                         index=pd.Index(systems, name="system"))
