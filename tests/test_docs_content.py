@@ -333,3 +333,20 @@ def study_keys_reader_test():
 
 def docs_pages_exist_test():
     assert (DOCS / "getting-started.md").exists() and os.path.isdir(DOCS / "guide")
+
+
+def citing_version_test():
+    """The BibTeX entries take the version from the build (|release|, set from metaeval.__version__)."""
+    import metaeval
+
+    page = (DOCS / "citing.md").read_text(encoding="utf-8")
+    assert page.count("|release|") == 2 and f"{{{metaeval.__version__}}}" not in page
+    assert re.search(r"^release = metaeval\.__version__$", (DOCS / "conf.py").read_text(encoding="utf-8"), re.M)
+
+
+def included_files_test():
+    """The changelog and contributing pages include the repository's files rather than copies."""
+    for page, source in (("changelog.md", "../CHANGELOG.md"), ("contributing.md", "../CONTRIBUTING.md")):
+        text = (DOCS / page).read_text(encoding="utf-8")
+        assert text.lstrip().startswith(f"```{{include}} {source}"), page
+        assert (DOCS / source).resolve().exists()
