@@ -12,9 +12,9 @@ HTML_DIR defaults to ``docs/_build/html`` (build it first:
    (the ``metaeval-statistics`` table) and the cluster-bootstrap coverage table.
 2. Browser: the site is served on 127.0.0.1 and opened in headless Chromium (Debian's
    ``/usr/bin/chromium``), driven over the DevTools protocol. The search page must find
-   ``cohen_kappa`` (with a link to its API page among the results); on every page visited every
-   image must load and the console must stay free of errors, failed requests and uncaught
-   exceptions. Screenshots (the search results, the gallery, an API page) are kept in
+   ``cohen_kappa`` (with a link to its API page among the results); every page of the site is
+   opened (of the generated API pages, a sample), and on each every image must load and the
+   console must stay free of errors, failed requests and uncaught exceptions. Screenshots (the search results, the gallery, an API page) are kept in
    ``docs/_build/check_site/`` (or ``--screenshots``).
 
 Exit status 0 when everything passes, 1 otherwise (each failure printed on its own line).
@@ -51,11 +51,20 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
                   "--window-size=1280,900"]
 SEARCH_TERM = "cohen_kappa"
-#: pages opened in the browser (besides the search page): front page, an API page, a module page,
-#: the gallery, a gallery example, the statistics reference and the CLI page
-PAGES = ["index.html", "api/index.html", "api/generated/metaeval.cohen_kappa.html",
-         "api/generated/metaeval.figures.html", "gallery/index.html", "gallery/fig_bootstrap.html",
-         "statistics/index.html", "cli.html", "getting-started.html"]
+#: API pages opened in the browser (the other pages are all opened: see :func:`pages_to_visit`)
+API_PAGES = ["api/index.html", "api/generated/metaeval.cohen_kappa.html", "api/generated/metaeval.Estimate.html",
+             "api/generated/metaeval.figures.html", "api/generated/metaeval.figures.plot_forest.html"]
+#: pages kept as screenshots (besides the search results)
+SCREENSHOTS = {"gallery/index.html": True, "api/generated/metaeval.cohen_kappa.html": False,
+               "statistics/index.html": False}
+
+
+def pages_to_visit(html: Path) -> list[str]:
+    """Every page of the site except the generated API pages (a sample of those) and search.html."""
+    pages = [p.relative_to(html).as_posix() for p in sorted(html.glob("**/*.html"))
+             if not p.relative_to(html).as_posix().startswith(("api/", "_"))]
+    pages = [p for p in pages if p != "search.html"]
+    return ["index.html", *[p for p in pages if p != "index.html"], *API_PAGES]
 
 
 # -- files ---------------------------------------------------------------------------------------
@@ -266,6 +275,8 @@ class Browser:
     def problems(self) -> list[str]:
         """Console errors, uncaught exceptions and failed requests among the collected events."""
         out = []
+        urls = {e["params"]["requestId"]: e["params"]["request"]["url"]
+                for e in self.events if e["method"] == "Network.requestWillBeSent"}
         for e in self.events:
             m, p = e["method"], e.get("params", {})
             if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
@@ -278,7 +289,7 @@ class Browser:
                 entry = p["entry"]
                 out.append(f"console error ({entry.get('source')}): {entry.get('text')} {entry.get('url', '')}".strip())
             elif m == "Network.loadingFailed" and not p.get("canceled"):
-                out.append(f"request failed: {p.get('errorText')} (request {p.get('requestId')})")
+                out.append(f"request failed: {p.get('errorText')} for {urls.get(p.get('requestId'), '?')}")
             elif m == "Network.responseReceived" and p.get("response", {}).get("status", 200) >= 400:
                 r = p["response"]
                 out.append(f"HTTP {r['status']} for {r['url']}")
@@ -313,16 +324,21 @@ def check_browser(html: Path, shots: Path, chromium: str) -> tuple[list[str], di
         try:
             # the search page, as the search box sends it
             browser.goto(f"{base}search.html?q={SEARCH_TERM}")
-            count = browser.wait_for(
-                "(() => { const s = document.querySelector('#search-results p.search-summary');"
-                "  const n = document.querySelectorAll('#search-results ul.search li').length;"
-                "  return (s && !/Searching/.test(s.textContent) && n) || (s && /did not match/.test(s.textContent) ? -1 : 0); })()",
-                timeout=30)
+            # Sphinx's search appends results one by one, then writes "Search finished, found N pages ..."
+            summary = browser.wait_for(
+                "(() => { const s = document.querySelector('#search-results .search-summary');"
+                "  return s && /found|did not match/.test(s.textContent) ? s.textContent : ''; })()", timeout=30) or ""
+            found = re.search(r"found (\d+)", summary)
+            count = int(found.group(1)) if found else 0
+            listed = count and browser.wait_for(
+                f"document.querySelectorAll('#search-results ul.search li').length >= {count}", timeout=10)
+            if count and not listed:
+                fails.append(f"search summary says {count} results but the page lists fewer")
             links = browser.evaluate(
                 "Array.from(document.querySelectorAll('#search-results ul.search li a')).map(a => a.getAttribute('href'))")
             seen["search_results"] = count
             seen["search_links"] = (links or [])[:10]
-            if not count or count < 0:
+            if not count:
                 fails.append(f"search for {SEARCH_TERM!r} returned no results")
             elif not any("metaeval.cohen_kappa.html" in (h or "") for h in links):
                 fails.append(f"search for {SEARCH_TERM!r} does not list the API page of cohen_kappa: {links[:5]}")
@@ -330,7 +346,7 @@ def check_browser(html: Path, shots: Path, chromium: str) -> tuple[list[str], di
             seen["screenshots"].append(str(browser.screenshot(shots / "search_cohen_kappa.png")))
             fails += [f"search.html: {p}" for p in browser.problems()]
 
-            for page in PAGES:
+            for page in pages_to_visit(html):
                 if not (html / page).is_file():
                     fails.append(f"{page} is missing")
                     continue
@@ -340,9 +356,9 @@ def check_browser(html: Path, shots: Path, chromium: str) -> tuple[list[str], di
                 seen["images"][page] = len(images)
                 fails += [f"{page}: image does not load: {src}" for src, ok in images if not ok]
                 fails += [f"{page}: {p}" for p in browser.problems()]
-                if page in ("gallery/index.html", "api/generated/metaeval.cohen_kappa.html", "statistics/index.html"):
+                if page in SCREENSHOTS:
                     name = page.replace("/", "_").removesuffix(".html") + ".png"
-                    seen["screenshots"].append(str(browser.screenshot(shots / name, full_page=page.startswith("gallery"))))
+                    seen["screenshots"].append(str(browser.screenshot(shots / name, full_page=SCREENSHOTS[page])))
         finally:
             browser.close()
     return fails, seen
@@ -368,8 +384,9 @@ def main(argv=None) -> int:
         else:
             bfails, seen = check_browser(html, Path(args.screenshots), chromium)
             fails += bfails
-            print(f"browser: search for {SEARCH_TERM!r}: {seen.get('search_results')} result(s); images per page "
-                  + ", ".join(f"{k} {v}" for k, v in seen["images"].items()))
+            print(f"browser: search for {SEARCH_TERM!r}: {seen.get('search_results')} result(s); "
+                  f"{len(seen['images'])} pages opened, {sum(seen['images'].values())} images loaded "
+                  f"({seen['images'].get('gallery/index.html', 0)} on the gallery's index)")
             print("screenshots: " + ", ".join(seen["screenshots"]))
     for f in fails:
         print("FAIL", f)

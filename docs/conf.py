@@ -74,6 +74,7 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()  # tests/test_docstrings.py is where docstrings are checked
 add_module_names = True
+metaeval_require_all_statistics = True  # a registered statistic without its metaeval-statistic block fails the build
 
 # -- gallery -------------------------------------------------------------------------------------
 _gallery_src = stage_gallery(ROOT / "figures", DOCS / "_build" / "gallery_src")

@@ -217,3 +217,29 @@ def test_constant_table_shapes():
                                   ["method", "n"])
     assert header == ["method", "n", "coverage", "width"]
     assert rows == [["bca", "50", "0.940", "0.100"], ["delta", "50", "0.910", "—"]]
+
+
+def test_browser_check_catches_broken_pages(tmp_path):
+    """The browser check fails on a missing image, a console error, an uncaught exception, a 404
+    and a search without results (a tiny hand-made site, no Sphinx)."""
+    chromium = check_site.find_chromium()
+    if chromium is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
+    html = tmp_path / "site"
+    html.mkdir()
+    (html / "index.html").write_text(
+        '<html><head><link rel="icon" href="data:,"></head><body><img src="missing.png">'
+        '<script>console.error("boom"); undefined_function();</script>'
+        '<script src="nowhere.js"></script></body></html>')
+    (html / "search.html").write_text(
+        '<html><head><link rel="icon" href="data:,"></head><body><div id="search-results">'
+        '<p class="search-summary">Your search did not match any documents.</p></div></body></html>')
+    fails, seen = check_site.check_browser(html, tmp_path / "shots", chromium)
+    text = "\n".join(fails)
+    assert "search for 'cohen_kappa' returned no results" in text
+    assert "index.html: image does not load: missing.png" in text
+    assert "console.error: boom" in text
+    assert "uncaught exception: ReferenceError" in text
+    assert "HTTP 404" in text and "nowhere.js" in text
+    assert "api/generated/metaeval.cohen_kappa.html is missing" in text
+    assert (tmp_path / "shots" / "search_cohen_kappa.png").is_file()
