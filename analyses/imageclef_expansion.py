@@ -15,13 +15,17 @@ answers the questions a reviewer asks about such an expansion, each with an inte
    under each way of scoring the judge's refusals (refusal scenarios);
 4. a stratified validation sample of the expansion (k judge-relevant and m judge-non-relevant
    images per topic), written out for blind annotation, with the interval widths it will give and
-   the per-topic size needed for a kappa interval of ±0.1.
+   the per-topic size needed for a kappa interval of ±0.1;
+5. corrected relevant counts per topic (Rogan–Gladen: the judge's relevant count corrected by the
+   validation's sensitivity and specificity, with an interval that carries the error of both
+   samples), and why the balanced validation cannot correct this expansion.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +133,33 @@ def main(argv=None) -> dict:
     for e in est:
         print(f"     {e.statistic:<20} {_ci(e)}")
     out["illustration"] = est
+
+    # 5. corrected relevant counts per topic ----------------------------------------------------
+    g = exp.groupby("query_id")["judge"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", metaeval.MetaevalWarning)
+        rc = metaeval.rogan_gladen_counts(g.sum(), g.size(), x=val["human"], y=val["judge"],
+                                          n_resamples=args.n_resamples, rng=args.seed)
+    f = rc.to_frame()
+    per = f[f["statistic"] == "corrected_count"].dropna(subset=["topic"]).copy()
+    per["judge_relevant"] = per["topic"].map(g.sum())
+    per["images"] = per["topic"].map(g.size())
+    per["unclipped"] = [e.extra["unclipped"] for e, k in zip(rc, rc.keys)
+                        if e.statistic == "corrected_count" and k]
+    total = [e for e, k in zip(rc, rc.keys) if e.statistic == "corrected_count" and not k][0]
+    print(f"\n5. Corrected relevant counts per topic (Rogan-Gladen with the validation's Se = {se:.3f}, "
+          f"Sp = {sp:.3f}; {rc[0].ci.method} bootstrap of the validation table and each topic's judge binomial)")
+    show = per[["topic", "images", "judge_relevant", "unclipped", "estimate", "ci_low", "ci_high"]].head(8)
+    print(show.round(1).to_string(index=False))
+    print(f"   ... ({len(per)} topics) all topics: judge-relevant {int(g.sum().sum())}, corrected {total.estimate:.0f} "
+          f"[{total.ci.low:.0f}, {total.ci.high:.0f}] (unclipped {total.extra['unclipped']:.0f})")
+    n_clip = int(sum(e.extra["clipped"] for e in rc if e.statistic == "corrected_count"))
+    print(f"   {n_clip} of {len(per) + 1} corrected counts were clipped to 0 ({len(caught)} warning(s)): the judge's "
+          f"share {q:.4f} is below 1 - Sp = {1 - sp:.3f}, so the balanced subset's error rates cannot describe the "
+          "expansion (section 2). Correct the counts with Se and Sp measured on a random sample of the expansion "
+          "itself (table= one table, or {stratum: table} with strata=), or estimate the relevant count directly "
+          "from the judge-stratified sample of section 4 (Horvitz-Thompson weights).")
+    out["corrected_counts"] = rc
     return out
 
 

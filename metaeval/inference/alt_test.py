@@ -592,6 +592,9 @@ def alt_test(humans, judge, *, scoring: str | Callable = "accuracy", epsilon: fl
                                 "items_with_few_annotators": prep.dropped_few})
 
 
+alt_test.__test__ = False      # a public function whose name ends in _test: not a pytest test
+
+
 def _alt_dense(labels: np.ndarray, judge: np.ndarray, epsilons, q: float, n_codes: int):
     """Winning rates (one per ε) and the advantage probability on a complete (n, A) label matrix."""
     mask = np.ones(labels.shape, dtype=bool)
