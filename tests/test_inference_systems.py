@@ -299,3 +299,81 @@ def result_keeps_its_parts_when_sliced_test(result):
     assert top.design == result.design and len(top.differences) == len(result.differences)
     f = result.to_frame()
     assert f.columns[0] == "system" and (f["ci_method"] == "analytic").all()
+
+
+# ------------------------------------------------------------------------------------------
+# figures (metaeval.output.figures_inference): what is drawn equals the results given
+# ------------------------------------------------------------------------------------------
+
+def _gid(ax, gid):
+    hits = [a for a in ax.get_children() if a.get_gid() == gid]
+    assert len(hits) == 1, f"{len(hits)} artists with gid {gid!r}"
+    return hits[0]
+
+
+def plot_corrected_intervals_draws_the_results_test(data):
+    from metaeval import figures
+    from metaeval.output.figures_budget import METHOD_COLORS
+    from metaeval.output.figures_inference import plot_corrected_intervals
+
+    human, judge, lab = data
+    res = {m: me.corrected_system_scores(human, judge, labelled_topics=lab, method=m, differences=False)
+           for m in ("classical", "ppi++", "judge_only")}
+    target = human.means()
+    fig, ax = figures.subplots()
+    assert plot_corrected_intervals(res, target=target, ax=ax) is ax
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    order = res["ppi++"].ranking.index.tolist()          # best (by PPI++) at the top
+    assert ticks == order[::-1]
+    ypos = dict(zip(ticks, ax.get_yticks()))
+    for m, r in res.items():
+        f = r.to_frame().set_index("system")
+        line = _gid(ax, f"estimate:{m}")
+        xs, ys = line.get_xdata(), line.get_ydata()
+        assert line.get_color() == METHOD_COLORS[m]
+        segs = _gid(ax, f"interval:{m}").get_segments()
+        for x, y, seg in zip(xs, ys, segs):
+            s = min(ypos, key=lambda k: abs(ypos[k] - y))       # the system whose row this is
+            assert x == pytest.approx(f.loc[s, "estimate"], abs=1e-12)
+            assert (seg[0][0], seg[1][0]) == pytest.approx((f.loc[s, "ci_low"], f.loc[s, "ci_high"]), abs=1e-12)
+            assert seg[0][1] == pytest.approx(y)
+    t = _gid(ax, "target")
+    assert list(t.get_xdata()) == pytest.approx(target.loc[order].tolist())
+    # judge-only above PPI++ above human-only within each system's row (the default order)
+    yj, yp, yc = (_gid(ax, f"estimate:{m}").get_ydata()[0] for m in ("judge_only", "ppi++", "classical"))
+    assert yj > yp > yc
+    # a long frame works the same
+    long = pd.concat([r.to_frame().assign(method=m) for m, r in res.items()])
+    fig2, ax2 = figures.subplots()
+    plot_corrected_intervals(long, ax=ax2, methods=["ppi++"])
+    assert [c.get_gid() for c in ax2.collections] == ["interval:ppi++"]
+    with pytest.raises(me.InputError, match="no results for method"):
+        plot_corrected_intervals(res, methods=["ppi"])
+    with pytest.raises(me.InputError, match="different systems"):
+        plot_corrected_intervals({"a": res["ppi++"][:3], "b": res["classical"][:4]})
+    with pytest.raises(me.InputError, match="target lacks"):
+        plot_corrected_intervals(res, target=target.iloc[:5])
+
+
+def plot_coverage_width_draws_the_frame_test(data):
+    from metaeval.output.figures_inference import plot_coverage_width
+
+    human, judge, _ = data
+    cov = me.corrected_coverage(human, judge, n_labelled=(8, 16), n_draws=6, rng=2)
+    axes = plot_coverage_width(cov)
+    assert len(axes) == 2
+    for m in cs.METHODS:
+        sub = cov[cov["method"] == m]
+        c = _gid(axes[0], f"coverage:{m}")
+        assert list(c.get_xdata()) == [8, 16] and list(c.get_ydata()) == sub["coverage"].tolist()
+        w = _gid(axes[1], f"width:{m}")
+        assert list(w.get_ydata()) == sub["mean_width"].tolist()
+        segs = _gid(axes[0], f"coverage_se:{m}").get_segments()
+        assert [s[1][1] - s[0][1] for s in segs] == pytest.approx((2 * 1.96 * sub["coverage_se"]).tolist())
+    assert _gid(axes[0], "nominal").get_ydata()[0] == 0.95
+    # judge-only (coverage 0 on this sample) is named below the axis instead of squashing it
+    assert axes[0].get_ylim()[0] > 0.5 and "judge only: 0.00" in _gid(axes[0], "off_scale").get_text()
+    with pytest.raises(me.InputError, match="no rows for method"):
+        plot_coverage_width(cov, methods=["ppi+"])
+    with pytest.raises(me.InputError, match="missing column"):
+        plot_coverage_width(cov.drop(columns="mean_width"))
