@@ -137,11 +137,16 @@ def registry_analytic_same_estimate_test(stat):
     """The analytic path reports the same estimate as the kernel (one definition of the value)."""
     table = _table_for(stat)
     bound = registry.resolve(stat.name)
-    if stat.weights == "level":
-        pytest.skip("Krippendorff's alpha analytic path is tested in tests/test_analytic.py")
-    fn = getattr(metaeval, stat.public)
-    a = fn(table=table, ci_method="analytic")
     k = table.shape[0]
+    fn = getattr(metaeval, stat.public)
+    if stat.weights == "level":
+        # Krippendorff's alpha is public as the many-rater function (items × raters); for two
+        # complete raters it is the table statistic
+        bound = registry.resolve(stat.name, "interval")
+        x, y = expand(table)
+        a = fn(np.column_stack([x, y]), level="interval", ci_method="analytic", levels=np.arange(k))
+    else:
+        a = fn(table=table, ci_method="analytic")
     assert a.estimate == pytest.approx(float(bound.kernel(k)(table.reshape(1, -1))[0]), abs=1e-12)
     assert a.ci.method == "analytic" and a.ci.low < a.estimate < a.ci.high and a.se > 0
 
