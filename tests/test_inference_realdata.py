@@ -110,3 +110,31 @@ def corrected_scores_on_one_draw_test(scores):
     assert np.abs(est - x).mean() < np.abs(judge - x).mean()   # 0.063 vs 0.102 on this (unlucky) draw
     assert me.kendall_tau(x, est) > me.kendall_tau(x, human_only)
     assert 0 < res.design["lam"] < 1
+
+
+def umbrela_analysis_corrected_table_test(scores):
+    """analyses/umbrela.py's corrected table on DL20: the human-only column is the mean of trec_eval's
+    per-topic nDCG@10 over the 15 labelled topics and the target is NIST's all-topic mean
+    (reference/ndcg_cut_10.per_topic.human_qrels.dl20.csv, 4 decimals); the PPI++ column is
+    corrected_system_scores on the same topics."""
+    import importlib.util
+
+    import pandas as pd
+
+    spec = importlib.util.spec_from_file_location("analysis_umbrela", Path(__file__).resolve().parents[1]
+                                                  / "analyses" / "umbrela.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    runs, summary, results = mod.corrected_table(DATA, years=("dl20",), n_draws=0)
+    assert len(runs) == 59 and summary.loc[0, "labelled"] == 15
+    lab = list(results["dl20"][0]["ppi++"].design["labelled_topics"])
+    ref = pd.read_csv(TREC / "reference" / "ndcg_cut_10.per_topic.human_qrels.dl20.csv",
+                      dtype={"runid": "str", "topic": "str"})
+    avg = ref[ref["topic"] == "average"].set_index("runid")["ndcg_cut_10"]
+    per = ref[ref["topic"].isin(lab)].groupby("runid")["ndcg_cut_10"].mean()
+    r = runs.set_index("run")
+    assert (r["target"] - avg.reindex(r.index)).abs().max() <= 5e-5 + 1e-12
+    assert (r["human_only"] - per.reindex(r.index)).abs().max() <= 5e-5 + 1e-12
+    hs, js = scores["dl20"]
+    direct = me.corrected_system_scores(hs, js, labelled_topics=lab, differences=False).ranking
+    assert (r["ppi++"] - direct["estimate"].reindex(r.index)).abs().max() < 1e-12
