@@ -77,7 +77,7 @@ add_module_names = True
 metaeval_require_all_statistics = True  # a registered statistic without its metaeval-statistic block fails the build
 
 # -- gallery -------------------------------------------------------------------------------------
-_gallery_src = stage_gallery(ROOT / "figures", DOCS / "_build" / "gallery_src")
+_gallery_src = stage_gallery(ROOT / "figures", DOCS / "_build" / "gallery_src", DOCS / "gallery")
 sphinx_gallery_conf = {
     "examples_dirs": [str(_gallery_src)],
     "gallery_dirs": ["gallery"],

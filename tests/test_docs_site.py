@@ -243,3 +243,24 @@ def test_browser_check_catches_broken_pages(tmp_path):
     assert "HTTP 404" in text and "nowhere.js" in text
     assert "api/generated/metaeval.cohen_kappa.html is missing" in text
     assert (tmp_path / "shots" / "search_cohen_kappa.png").is_file()
+
+
+def test_gallery_reruns_when_its_dependencies_change(tmp_path):
+    """Staging copies every figure script (titled) and drops sphinx-gallery's checksums when
+    _gallery.py or the package changed since the last build, so no figure is left stale."""
+    from metaeval_gallery import dependency_digest, stage_gallery
+
+    staged, gallery = tmp_path / "src", tmp_path / "gallery"
+    gallery.mkdir()
+    (gallery / "fig_x.py.md5").write_text("old")
+    stage_gallery(ROOT / "figures", staged, gallery)
+    assert sorted(p.name for p in staged.glob("fig_*.py")) == sorted(p.name for p in (ROOT / "figures").glob("fig_*.py"))
+    assert (staged / "GALLERY_HEADER.rst").is_file() and (staged / "_gallery.py").is_file()
+    assert not (gallery / "fig_x.py.md5").exists()  # first build: everything runs
+    (gallery / "fig_x.py.md5").write_text("current")
+    stage_gallery(ROOT / "figures", staged, gallery)
+    assert (gallery / "fig_x.py.md5").exists()  # nothing changed: the checksum stays
+    (staged / ".dependencies").write_text("a different library")
+    stage_gallery(ROOT / "figures", staged, gallery)
+    assert not (gallery / "fig_x.py.md5").exists()
+    assert (staged / ".dependencies").read_text() == dependency_digest(ROOT / "figures")

@@ -12,6 +12,7 @@ PNG it wrote.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -63,11 +64,26 @@ def with_title(source: str) -> str:
     return source[: m.start("q")] + q + new_body + q + source[m.end():]
 
 
-def stage_gallery(figures: Path, target: Path) -> Path:
+def dependency_digest(figures: Path) -> str:
+    """SHA-256 (16 hex digits) of ``figures/_gallery.py`` and the package's Python sources."""
+    import metaeval
+
+    h = hashlib.sha256()
+    package = Path(metaeval.__file__).resolve().parent
+    for path in [figures / "_gallery.py", *sorted(package.rglob("*.py"))]:
+        if path.is_file():
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def stage_gallery(figures: Path, target: Path, gallery: Path | None = None) -> Path:
     """Copy the gallery scripts of ``figures`` into ``target`` (titles added) and write its header.
 
     Files are rewritten only when their text changes, so sphinx-gallery's checksums skip unchanged
     scripts on an incremental build. Stale copies (a script removed from ``figures/``) are deleted.
+    ``gallery`` is sphinx-gallery's output folder: its checksums are dropped when ``_gallery.py`` or
+    the package's sources changed since the last build, so the figures are drawn again.
     """
     target.mkdir(parents=True, exist_ok=True)
     wanted = {"GALLERY_HEADER.rst": HEADER}
@@ -84,6 +100,16 @@ def stage_gallery(figures: Path, target: Path) -> Path:
         if p.name not in wanted:
             p.unlink()
     shutil.rmtree(target / "__pycache__", ignore_errors=True)
+    # sphinx-gallery re-runs a script only when the script's text changed (its .md5 file in the
+    # gallery folder); the figures also depend on _gallery.py and on the library, so when those
+    # change the checksums are dropped and every script runs again
+    if gallery is not None:
+        digest = dependency_digest(figures)
+        stamp = target / ".dependencies"
+        if not stamp.exists() or stamp.read_text() != digest:
+            for md5 in gallery.glob("*.md5"):
+                md5.unlink()
+            stamp.write_text(digest)
     return target
 
 
