@@ -1124,7 +1124,7 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     References
     ----------
     Davison & Hinkley (1997), §3.9 (iterated bootstrap bias correction); coverage chosen by
-    simulation in tests/test_ranking.py.
+    simulation in tests/test_ranking_coverage.py.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """The main job: the bundled study over the four sample sets (``metaeval demo --out DIR``).
 
-Runs ``metaeval/data_samples/demo_study.toml`` with :func:`metaeval.study.run_study` and prints a
+Runs ``metaeval/data_samples/demo_study.toml`` with :func:`metaeval.run_study` and prints a
 short summary. The output folder holds ``report.md``, a self-contained ``report.html``, every table
 as CSV and LaTeX, every figure (PNG, SVG, PDF) and ``results.json`` (numbers, versions, seed). Same
 seed → byte-identical files.

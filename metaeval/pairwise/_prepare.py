@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
-from ..core.resample import Units
+from ..core.resample import Units, _user_stacklevel
 from .outcomes import CODE, FLIP, INV, INVALID_POLICIES, T_REV, A, B, T
 
 #: Elements of a dense units matrix beyond which the input is refused (2.4 GB of float64).
@@ -117,7 +117,7 @@ def check_duplicates(duplicates):
     """``"error"`` or ``"all"``; the old spelling ``"raise"`` is accepted with a FutureWarning."""
     if duplicates == "raise":
         warnings.warn("duplicates='raise' is now spelled duplicates='error' (as in metaeval.align)", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=_user_stacklevel())
         return "error"
     if duplicates not in ("error", "all"):
         raise ValueError(f"duplicates must be 'error' or 'all', got {duplicates!r}")
@@ -128,14 +128,14 @@ def warn_missing(n_missing, what):
     """Say how many rows had no outcome."""
     if n_missing:
         warnings.warn(f"{n_missing} {what} row(s) without an outcome were left out", UndefinedStatisticWarning,
-                      stacklevel=3)
+                      stacklevel=_user_stacklevel())
 
 
 def warn_invalid(n_invalid, policy, what):
     """Say how many rows were parse failures and how they were counted."""
     if n_invalid:
         warnings.warn(f"{n_invalid} {what} row(s) are parse failures or refusals (outcome 'invalid'), "
-                      f"counted with invalid={policy!r}", MetaevalWarning, stacklevel=3)
+                      f"counted with invalid={policy!r}", MetaevalWarning, stacklevel=_user_stacklevel())
 
 
 def drop_or_tie_invalid(df, invalid, what="battle"):
@@ -157,7 +157,7 @@ def apply_baseline(df, baseline):
         self_b = df["a"] == df["b"]
         if self_b.any():
             warnings.warn(f"{int(self_b.sum())} self-battle(s) (model_a == model_b) left out", UndefinedStatisticWarning,
-                          stacklevel=4)
+                          stacklevel=_user_stacklevel())
             df = df[~self_b].reset_index(drop=True)
         return df
     involved = (df["a"] == baseline) | (df["b"] == baseline)

@@ -213,7 +213,7 @@ class Resampler:
         else:
             self.gen, self.seed = make_rng(rng)
 
-    def run(self, kernel, units: Units, *, n_units: int | None = None) -> BootstrapResult:
+    def run(self, kernel, units: Units, *, n_units: int | None = None, bounds=None) -> BootstrapResult:
         """The engine on a vectorized kernel (:func:`metaeval.core.resample.bootstrap`).
 
         NaN replicates (a model without battles in a resample, a fit that does not converge) are
@@ -227,6 +227,8 @@ class Resampler:
             ``(b, D)`` sufficient statistics → ``(b, m)`` values.
         units : Units
         n_units : int, optional
+        bounds : (float, float), optional
+            The statistic's range; interval ends are clipped to it (the engine's ``bounds=``).
 
         Returns
         -------
@@ -236,7 +238,7 @@ class Resampler:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*bootstrap replicates are undefined")
             res = bootstrap(kernel, units, n_resamples=self.n_resamples, ci_method=self.ci_method,
-                            confidence_level=self.confidence_level, rng=self.gen)
+                            confidence_level=self.confidence_level, rng=self.gen, bounds=bounds)
         if self.ci_method is None:
             return res if n_units is None else dataclasses.replace(res, n_units=int(n_units))
         return dataclasses.replace(res, seed=self.seed)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, UndefinedStatisticWarning
+from ..core.resample import _user_stacklevel
 from ._prepare import (
     apply_baseline,
     by_judge,
@@ -353,7 +354,7 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
         res = rs.run(kern, u)
         if not np.isfinite(res.theta_hat).all():
             warnings.warn("the Bradley-Terry fit did not converge (a model won or lost every battle?): NaN "
-                          "strengths; pass ridge= for a penalized fit", UndefinedStatisticWarning, stacklevel=2)
+                          "strengths; pass ridge= for a penalized fit", UndefinedStatisticWarning, stacklevel=_user_stacklevel())
         games = u.total().reshape(3, M, M).sum(axis=0)
         jkey = {"judge": jname} if jname is not None else {}
         for i, mname in enumerate(models):

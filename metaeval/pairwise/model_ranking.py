@@ -185,7 +185,7 @@ def model_rank_correlation(reference: pd.DataFrame, candidate: pd.DataFrame, *, 
     tu, tc, tv, D1 = _triples(frames, uids, models, method, tie_rule, invalid)
     u = units(tu, tc, tv, 2 * D1, kind, n_units=n_units)
     scores = _bt_scores(M) if method == "bradley_terry" else rate_kernel(M, rule_weights([tie_rule]))
-    res = rs.run(_correlation_kernel(scores, D1), u)
+    res = rs.run(_correlation_kernel(scores, D1), u, bounds=(-1.0, 1.0))
     out = PairwiseResult(name="model_rank_correlation")
     for j, s in enumerate(("kendall_tau_b", "spearman_rho")):
         out.append_with(estimate(s, res, j, M), {"n_models": M}, method=method, tie_rule=tie_rule)
