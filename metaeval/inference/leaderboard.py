@@ -676,8 +676,8 @@ def _as_board(x, what, *, item, model, score, cluster, n_resamples, confidence_l
 def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model: str = "model",
                         score: str = "score", cluster: str | None = None, pair_confidence_level: float = 0.95,
                         n_resamples: int = DEFAULT_N_RESAMPLES, ci_method: str | None = "percentile",
-                        confidence_level: float = 0.95, n_outer: int = DEFAULT_N_OUTER, overlap: str = "strict",
-                        rng: None | int | np.random.Generator = None) -> ResultSet:
+                        confidence_level: float = 0.95, n_outer: int = DEFAULT_N_OUTER, n_inner: int | None = None,
+                        overlap: str = "strict", rng: None | int | np.random.Generator = None) -> ResultSet:
     """Separability, agreement with confidence and pair-rank Brier score of a leaderboard.
 
     Parameters
@@ -698,13 +698,17 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
         built here from per-item scores; a given Leaderboard keeps its own intervals.
     n_resamples : int
         Bootstrap resamples behind each per-model interval.
-    ci_method : {"percentile", "basic"} or None
+    ci_method : {"percentile"} or None
         Interval of the meta-metrics from the outer bootstrap of the prompts; None for the point
-        values (required when ``scores`` is not per-item data).
+        values (required when ``scores`` is not per-item data). The percentile interval was chosen
+        by a coverage simulation (Notes); the basic interval undercovers badly and is not offered.
     confidence_level : float
         Level of the meta-metrics' intervals.
     n_outer : int
-        Outer resamples (each rebuilds every model's interval from ``n_resamples`` inner ones).
+        Outer resamples (each rebuilds every model's interval from ``n_inner`` inner ones).
+    n_inner : int, optional
+        Inner resamples per outer replicate (default ``n_resamples``; fewer make the outer
+        bootstrap cheaper, its cost being n_outer × n_inner multinomial draws over the prompts).
     overlap : {"strict", "positive_length"}
         When two intervals [l_i, h_i], [l_j, h_j] overlap. ``"strict"`` (default): l_j < h_i and
         l_i < h_j — touching ends do not overlap, a zero-width interval (an anchor model) inside
@@ -745,6 +749,14 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
     (ddof = 0) of each model's bootstrap scores, r the reference's scores. NaN (with a warning)
     when the reference separates no pair.
 
+    The outer replicates are biased upward for separability and agreement (a resample's noise
+    pushes close pairs apart), so the percentile interval sits mostly above the estimate. Its
+    coverage of the expected value of each meta-metric over data sets of the same size, measured
+    by simulation (8 models with win probabilities 0.2 … 0.75, 300 prompts, a fixed reference,
+    80 data sets, 150 outer × 300 inner resamples; Monte-Carlo SE about 0.02): separability 0.99,
+    agreement 0.99, strict agreement 0.96, Spearman 0.98, Brier 0.98 — conservative. The basic
+    interval covered 0.36–0.72 in the same simulation.
+
     References
     ----------
     Li, Chiang, Frick, Dunlap, Wu, Zhu, Gonzalez & Stoica (2024), "From Crowdsourced Data to
@@ -772,9 +784,10 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
     5                   pair_rank_brier     0.000  6
     """
     _check_rule(overlap)
-    if ci_method is not None and ci_method not in ("percentile", "basic"):
-        raise InputError(f"ci_method must be 'percentile', 'basic' or None, got {ci_method!r}",
-                         fix="BCa's jackknife would rerun the inner bootstrap once per prompt; use 'percentile'")
+    if ci_method is not None and ci_method != "percentile":
+        raise InputError(f"ci_method must be 'percentile' or None, got {ci_method!r}",
+                         fix="the basic interval undercovers (see Notes) and BCa's jackknife would rerun the inner "
+                             "bootstrap once per prompt; use 'percentile'")
     _, seed = make_rng(rng)
     seeds = np.random.SeedSequence(seed).generate_state(3, dtype=np.uint64).astype(np.int64) % (2**62)
     cols = dict(item=item, model=model, score=score, cluster=cluster, n_resamples=n_resamples,
@@ -805,6 +818,7 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
     if idata is None:
         raise InputError("an interval of the meta-metrics needs per-item scores (the prompts are resampled)",
                          fix="pass the per-item frame, or ci_method=None for the point values")
+    n_inner = int(n_resamples if n_inner is None else n_inner)
     # outer bootstrap of the prompts: a replicate's sufficient statistic is the prompts' counts
     keep = [idata.models.index(m) for m in models]
     sel = np.r_[keep, [len(idata.models) + k for k in keep]]
@@ -817,12 +831,12 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
             warnings.simplefilter("ignore", UndefinedStatisticWarning)
             for r, w in enumerate(W):
                 lb = _board(Units(Xm, np.rint(w).astype(np.int64), kind=idata.unit), models,
-                            n_resamples=n_resamples, confidence_level=pair_confidence_level, rng=inner)
+                            n_resamples=n_inner, confidence_level=pair_confidence_level, rng=inner)
                 out[r] = _metrics(*_board_arrays(lb.table), refa, overlap)[0][:len(names)]
         return out
 
     outer = Units(np.eye(len(Xm)), np.ones(len(Xm), dtype=np.int64), kind=idata.unit)
     res = bootstrap(stat, outer, n_resamples=n_outer, ci_method=ci_method, confidence_level=confidence_level,
                     rng=seed, statistic_hat=theta[:len(names)], bounds=(-1.0, 1.0))
-    extra["n_inner"] = int(n_resamples)
+    extra["n_inner"] = int(n_inner)
     return ResultSet(res.estimates(names, n=ns, extra=extra), name="leaderboard_metrics")
