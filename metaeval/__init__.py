@@ -51,6 +51,17 @@ _LAZY = {
     "length_bias": "checks.bias", "self_enhancement": "checks.bias", "prefer_longer": "checks.bias", "rank_change": "checks.bias",
     "sensitivity": "checks.sensitivity", "Scenario": "checks.sensitivity",
     "design_validation_sample": "checks.design", "estimate_from_validation": "checks.design", "sample_size": "checks.design",
+    # judge-corrected inference (PPI, PPI++)
+    "ppi_mean": "inference.ppi", "ppi_proportion": "inference.ppi", "ppi_mean_difference": "inference.ppi",
+    "ppi_quantile": "inference.ppi", "ppi_ols": "inference.ppi", "ppi_logistic": "inference.ppi",
+    "ppi_mean_stratified": "inference.ppi", "neyman_allocation": "inference.ppi",
+    "proportional_allocation": "inference.ppi", "stratum_residual_sd": "inference.ppi",
+    "ppi_mean_variance": "inference.ppi", "ppi_lambda": "inference.ppi", "PPIVariance": "inference.ppi",
+    "corrected_system_scores": "inference.systems", "corrected_coverage": "inference.systems", "CorrectedSystemScores": "inference.systems",
+    "rogan_gladen": "inference.prevalence", "rogan_gladen_counts": "inference.prevalence",
+    "alt_test": "inference.alt_test", "AltTestResult": "inference.alt_test", "alt_test_simulation": "inference.alt_test",
+    "Leaderboard": "inference.leaderboard", "leaderboard": "inference.leaderboard", "leaderboard_metrics": "inference.leaderboard", "leaderboard_pairs": "inference.leaderboard",
+    "label_budget": "inference.budget", "required_labels": "inference.budget",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
