@@ -41,7 +41,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
-    "metaeval_mathml",  # math as MathML (no MathJax download); must come before Sphinx picks mathjax
+    "metaeval_mathml",  # math as MathML at build time (html_math_renderer above): no MathJax download
     "metaeval_cli",
     "metaeval_stats",
 ]
