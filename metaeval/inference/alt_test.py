@@ -333,6 +333,11 @@ def _prepare(humans, judge, item, annotator, label, min_humans_per_item) -> _Pre
                          fix="give one judge label per item")
     jd = {k: v for k, v in j.items() if not _missing(v)}
     counts = h.groupby("item", sort=False).size()
+    if len(counts) and jd and not any(i in jd for i in counts.index):
+        hi, ji = counts.index[0], next(iter(jd))
+        raise InputError("no item of the judge is an item of the human labels",
+                         text=f"human item {hi!r} ({type(hi).__name__}), judge item {ji!r} ({type(ji).__name__})",
+                         fix="index the judge's Series by the same item ids (same type) as the humans' item column")
     enough = set(counts.index[counts >= min_humans_per_item])
     keep_items = [i for i in counts.index if i in enough and i in jd]
     dropped_few = int(len(counts) - len(enough))
