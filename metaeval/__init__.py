@@ -65,7 +65,7 @@ _LAZY = {
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
-    "datasets": "data.datasets:", "figures": "output.figures:",
+    "datasets": "datasets:", "figures": "figures:",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

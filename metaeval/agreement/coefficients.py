@@ -748,7 +748,7 @@ def prevalence_bias_index(x=None, y=None, *, table=None, scale=None, cluster=Non
     """Byrt, Bishop & Carlin (1993): prevalence index PI = (a − d)/N and bias index BI = (b − c)/N.
 
     a = both positive, d = both negative, b = reference positive / candidate negative, c = the
-    reverse. κ = (PABAK − PI² + BI²)/(1 − PI² + BI²): a large |PI| explains "high agreement, low kappa".
+    reverse. κ = (PABAK − PI² + BI²)/(1 − PI² + BI²): a large ``|PI|`` explains "high agreement, low kappa".
 
     Parameters
     ----------

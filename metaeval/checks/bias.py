@@ -1042,7 +1042,7 @@ def self_enhancement(data, *, reference: str = "human", candidate: str = "judge"
     df (statsmodels ``cov_type="cluster"``). Permutation test (Freedman & Lane 1983): fit the model
     without ``own``, permute its residuals within clusters, add them to the fitted values and refit;
     without covariates this is exactly exchanging generator labels within clusters. The p-value is
-    (1 + #{|β*| ≥ |β̂|})/(B + 1).
+    ``(1 + #{|β*| ≥ |β̂|})/(B + 1)``.
 
     References
     ----------
@@ -1243,7 +1243,7 @@ def rank_change(reference: pd.DataFrame, candidate: pd.DataFrame, *, own, higher
     m*_s = Σ_t w_t M_st / T, through :mod:`metaeval.resample` (the per-topic columns of both
     matrices are the additive sufficient statistics). The permutation test holds the topics fixed
     and asks whether the own systems' gains are larger than those of k systems picked at random;
-    since the gains sum to 0, the statistic is Σ_own g · S/(k(S − k)). p = (1 + #{|T*| ≥ |T|})/(B + 1)
+    since the gains sum to 0, the statistic is Σ_own g · S/(k(S − k)). ``p = (1 + #{|T*| ≥ |T|})/(B + 1)``
     for random permutations, and the exact share when all assignments are enumerated.
 
     References

@@ -42,6 +42,12 @@ Functions and their inputs
 ``plot_sensitivity``           frame ``scenario, estimate, ci_low, ci_high[, difference,
                                difference_low, difference_high]``
 ``plot_bootstrap``             an Estimate with ``replicates`` (or an array and an interval)
+``plot_corrected_intervals``   ``metaeval.corrected_system_scores`` result(s): judge-only, PPI++ and
+                               human-only intervals per system
+``plot_coverage_width``        ``metaeval.corrected_coverage`` frame (coverage and width against the
+                               number of labelled topics; two panels)
+``plot_budget_curve``          ``metaeval.label_budget`` frame (width, power or detectable difference
+                               against the number of human labels)
 =============================  ===================================================================
 
 Artists carry ``gid`` values (``"interval:<series>"``, ``"estimate"``, ``"ci"``, ``"target"``,
@@ -80,6 +86,7 @@ __all__ = [
     "plot_confusion", "plot_confusion_panels", "plot_ranking_scatter", "plot_forest",
     "plot_kappa_vs_prevalence", "plot_per_topic", "plot_length_by_label", "plot_generator_means",
     "plot_win_rates", "plot_relevant_counts", "plot_sensitivity", "plot_bootstrap",
+    "plot_corrected_intervals", "plot_coverage_width", "plot_budget_curve",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1716,3 +1723,8 @@ def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None =
     ax.set_xlabel(xlabel or (_label(name) if name else "statistic"))
     ax.set_ylabel("replicates")
     return ax
+
+
+# the plots of judge-corrected inference live in their own modules (they import this one's helpers)
+from .figures_budget import plot_budget_curve  # noqa: E402
+from .figures_inference import plot_corrected_intervals, plot_coverage_width  # noqa: E402

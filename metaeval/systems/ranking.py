@@ -673,7 +673,7 @@ def significance_agreement(reference: ScoresLike, candidate: ScoresLike, *, meas
     test : {"t", "randomization"}
         ``"t"``: the paired t-test (``scipy.stats.ttest_rel``). ``"randomization"``: the sign-flip
         randomization test of the mean difference with ``n_permutations`` random sign vectors
-        (p = (1 + #{|permuted mean| ≥ |observed mean|})/(n_permutations + 1)); the two qrels sets
+        (``p = (1 + #{|permuted mean| ≥ |observed mean|})/(n_permutations + 1)``); the two qrels sets
         share the sign vectors, so identical scores give identical decisions.
     correction : str
         ``"holm"`` (default), ``"fdr_bh"``, ``"bonferroni"``, any other method of statsmodels'
