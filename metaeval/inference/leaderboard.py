@@ -742,7 +742,7 @@ def leaderboard_metrics(scores, reference=None, *, item: str = "item_id", model:
     -----
     For M models there are P = M(M − 1)/2 pairs (i, j). With intervals [l, h], the pair is
     separated when l_j ≥ h_i or l_i ≥ h_j. Separability = #separated / P. Over the set R of
-    pairs the reference separates, agreement = (1/|R|) Σ_R a_ij with a_ij = 1 when the benchmark
+    pairs the reference separates, agreement = ``(1/|R|) Σ_R a_ij`` with a_ij = 1 when the benchmark
     separates the pair in the reference's order, ½ when it does not separate it, 0 when it
     separates it in the opposite order; signed = 2·agreement − 1. Brier = (1/P) Σ (Φ((m_j − m_i)
     /√(v_i + v_j)) − 1[r_i < r_j])² over the pairs in name order, m and v the mean and variance
