@@ -48,7 +48,9 @@ the mean over the T topics at hand (the TREC question); ``items_clustered``: ite
 with ``cluster=``, target the superpopulation mean. Nominal 95%, two-sided; cells are coverage
 (mean width) pooled over T; 1,800 data sets per cell for normal, t and jackknife (1,200 at n = 50,
 where T = 40 is left out; Monte Carlo SE ≈ 0.005), 600 (400) with B = 499 for bootstrap-t
-(SE ≈ 0.009); seeds 20261201 and 20261202::
+(SE ≈ 0.009). Reproduce with ``coverage_simulation(reps=600, choices=CHOICES[:3], seed=20261201)``
+and ``coverage_simulation(reps=200, n_resamples=499, choices=CHOICES[3:], seed=20261202)`` (the
+bootstrap-t rows of ``topics_fpc`` from the same call with ``analyses=("topics_fpc",)``)::
 
     analysis        method     choice       n = 10        n = 15        n = 25        n = 50
     =============== ========== ============ ============= ============= ============= =============
