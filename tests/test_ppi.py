@@ -202,7 +202,7 @@ def test_clustered_variance_from_cluster_totals():
     ids = np.arange(len(y))
     a = P.ppi_mean(y, yh, yu, cluster=ids, cluster_unlabelled=np.arange(len(yu)) + 10_000, lam=0.4)
     b = P.ppi_mean(y, yh, yu, lam=0.4)
-    assert a.ci.method == b.ci.method == P.DEFAULT_CI_METHOD
+    assert a.ci.method == b.ci.method == "analytic"      # "auto" with a fixed λ
     assert (a.ci.low, a.ci.high) == pytest.approx((b.ci.low, b.ci.high), abs=1e-12)
 
 
@@ -253,6 +253,21 @@ def test_jackknife_of_fixed_lambda_equals_unbiased_analytic():
     a = P.ppi_mean(y, yh, yu, quantile="t", ci_method="analytic")
     j = P.ppi_mean(y, yh, yu, quantile="t", ci_method="jackknife")
     assert j.se > a.se
+
+
+def test_auto_is_the_jackknife_for_a_tuned_lambda_and_analytic_otherwise():
+    # the default: the jackknife where λ is estimated (PPI++ without lam), the analytic t interval for
+    # a fixed λ, where the two are equal (without clusters) — also with a finite population
+    y, yh, yu = _data()
+    assert P.ppi_mean(y, yh, yu).ci.method == "jackknife"
+    for kw in ({"lam": 0.7}, {"method": "ppi"}, {"method": "classical"}, {"method": "judge_only"}):
+        for pop in (None, len(y) + len(yu)):
+            auto = P.ppi_mean(y, yh, yu, population_size=pop, **kw)
+            ana = P.ppi_mean(y, yh, yu, population_size=pop, ci_method="analytic", **kw)
+            assert auto.ci.method == "analytic" and (auto.ci.low, auto.ci.high) == (ana.ci.low, ana.ci.high)
+            if kw.get("method") != "judge_only":
+                jack = P.ppi_mean(y, yh, yu, population_size=pop, ci_method="jackknife", **kw)
+                assert (jack.ci.low, jack.ci.high) == pytest.approx((ana.ci.low, ana.ci.high), abs=1e-12)
 
 
 def test_bootstrap_t_through_the_engine_is_reproducible():
@@ -608,7 +623,7 @@ def test_coverage_simulation_small_sample_choices():
     def get(rs, a, m, c, n, what="coverage"):
         return next(r[what] for r in rs if (r["analysis"], r["method"], r["choice"], r["n"]) == (a, m, c, n))
 
-    assert (P.DEFAULT_QUANTILE, P.DEFAULT_CI_METHOD) == ("t", "jackknife")
+    assert (P.DEFAULT_QUANTILE, P.DEFAULT_CI_METHOD) == ("t", "auto")
     for a in ("topics", "topics_fpc"):
         for n in (10, 25):
             default = get(rows, a, "ppi++", "jackknife", n)
