@@ -259,7 +259,7 @@ def irrcac_table_coefficients_test(name, weights):
     # expected: irrcac_values.json, irrCAC.table.CAC(table, weights=kind) .gwet() .bp() .scott()
     # .cohen() .pa2(); irrCAC's linear/quadratic are agreement weights like ours
     checks = {
-        "gwet_ac": quiet(metaeval.gwet_ac2, table=t, weights=weights, **FAST).estimate,
+        "gwet_ac": quiet(metaeval.gwet_ac2, table=t, weights=weights or "identity", **FAST).estimate,
         "brennan_prediger": quiet(metaeval.bennett_s, table=t, weights=weights, **FAST).estimate,
         "scott_pi": quiet(metaeval.scott_pi, table=t, weights=weights, **FAST).estimate,
         "cohen_kappa": quiet(metaeval.cohen_kappa, table=t, weights=weights, ci_method="analytic").estimate,
@@ -285,7 +285,7 @@ def irrcac_raw_api_test(name, weights):
                  _irr(name, "raw_api", kind, "fleiss_kappa"))
     assert close(quiet(metaeval.cohen_kappa, table=t, weights=weights, ci_method="analytic").estimate,
                  _irr(name, "raw_api", kind, "conger_kappa"))
-    assert close(quiet(metaeval.gwet_ac2, table=t, weights=weights, **FAST).estimate,
+    assert close(quiet(metaeval.gwet_ac2, table=t, weights=weights or "identity", **FAST).estimate,
                  _irr(name, "raw_api", kind, "gwet_ac"))
     assert close(quiet(metaeval.bennett_s, table=t, weights=weights, **FAST).estimate,
                  _irr(name, "raw_api", kind, "brennan_prediger"))

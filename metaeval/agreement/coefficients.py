@@ -47,12 +47,15 @@ __all__ = [
 class TableData:
     """A pooled K×K table, the units to resample, and a description of the data."""
 
-    def __init__(self, table, units: Units, scale: Scale, n: int):
+    def __init__(self, table, units: Units, scale: Scale, n: int, values_known: bool = True):
         self.table = table
         self.units = units
         self.scale = scale
         self.n = n
         self.k = table.shape[0]
+        # False for a bare count table: the categories' values are unknown (named weights then use
+        # irrCAC's defaults)
+        self.values_known = values_known
 
 
 def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None) -> TableData:
@@ -63,7 +66,11 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     if table is not None:
         if x is not None or y is not None:
             raise ValueError("pass either labels (x, y) or table=, not both")
-        t = np.asarray(table)
+        try:
+            t = np.asarray(table)
+        except ValueError:
+            raise InputError("table= must be a rectangular K×K (or C×K×K) array of counts; its rows differ "
+                             "in length", source="<table>") from None
         if not np.issubdtype(t.dtype, np.number):
             raise InputError("table= must hold numbers (counts)", source="<table>")
         if t.ndim == 2 and t.shape[0] == t.shape[1] and t.shape[0] >= 2:
@@ -76,11 +83,12 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
             raise InputError(f"table= must be a K×K (K ≥ 2) or C×K×K array of counts, got shape {t.shape}",
                              source="<table>")
         tt = _counts(tt)
+        known = scale is not None
         if scale is None:
             scale = Scale(tuple(range(tt.shape[0])))
         elif scale.k != tt.shape[0]:
             raise ValueError(f"scale has {scale.k} levels for a {tt.shape[0]}x{tt.shape[0]} table")
-        return TableData(tt, units, scale, int(tt.sum()))
+        return TableData(tt, units, scale, int(tt.sum()), values_known=known)
     if isinstance(x, Paired):
         if y is not None:
             raise ValueError("pass a Paired alone, not with y")
@@ -172,18 +180,20 @@ def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_lev
 
 
 def _levels(td: TableData):
+    """The categories' values (None when unknown: a bare count table)."""
+    if not td.values_known:
+        return None
     try:
         return np.asarray(td.scale.levels, dtype=float)
     except (TypeError, ValueError):
-        return np.arange(td.k, dtype=float)
+        return None
 
 
 def _bound(name, weights, td: TableData, **params):
     """Resolve a registered statistic for this table (Krippendorff's level defaults to the scale's kind)."""
     stat = registry.get(name)
     if stat.weights == "level" and weights is None:
-        weights = td.scale.kind if td.scale.kind in ("nominal", "ordinal", "interval", "ratio") and td.k > 2 \
-            else "nominal"
+        weights = registry.default_level(td.scale.kind, td.k)
     if stat.needs_binary:
         _need_binary(td)
     return registry.resolve(name, weights, **params)
@@ -200,17 +210,26 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
     if td.units.kind != "items":
         raise ValueError("the analytic interval assumes iid items; use a bootstrap ci_method ('bca', "
                          "'percentile', 'basic') with cluster= or strata=")
-    w = bound.weight_matrix(td.k, _levels(td))
-    if w is None:
-        w = bound.weights if bound.statistic.weights == "level" else np.eye(td.k)
+    w = _analytic_weights(bound, td)
     res = fn(td.table, w) if td.n > 0 else None
-    est = np.nan if res is None else float(res.estimate)
+    # the value is the kernel's (one definition); the analytic module gives its variance
+    est = float(bound.kernel(td.k, _levels(td))(td.table.reshape(1, -1))[0]) if td.n > 0 else np.nan
     if bound.statistic.warn_undefined:
         _check_defined(bound.name, est, td, stacklevel=5)
     return analytic_estimate(bound.name, est, np.nan if res is None else float(res.variance), n=td.n,
                              confidence_level=confidence_level, quantile=quantile, alternative=alternative,
                              population_size=population_size,
                              variance0=np.nan if res is None else float(getattr(res, "variance0", np.nan)))
+
+
+def _analytic_weights(bound, td: TableData):
+    """The agreement-weight matrix the analytic variance needs (Krippendorff: from its level)."""
+    if bound.statistic.weights == "level":
+        from .weights import krippendorff_weights
+
+        return krippendorff_weights(bound.weights, td.k, _levels(td))
+    w = bound.weight_matrix(td.k, _levels(td))
+    return np.eye(td.k) if w is None else w
 
 
 def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES,
@@ -230,11 +249,8 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
     # where the analytic variance has an H0 version (Cohen's kappa), the z-test p-value is reported
     # with any interval; with clusters or strata the z-test does not apply: bootstrap p-value instead
     fn = bound.statistic.analytic_function()
-    w = bound.weight_matrix(td.k, _levels(td))
-    if w is None:
-        w = bound.weights if bound.statistic.weights == "level" else np.eye(td.k)
     try:
-        res = fn(td.table, w)
+        res = fn(td.table, _analytic_weights(bound, td))
     except ValueError:
         return est
     var0 = float(getattr(res, "variance0", np.nan))
@@ -242,7 +258,9 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
         return est
     se0 = float(np.sqrt(max(var0, 0.0)))
     extra = {**est.extra, "se0": se0, "se_analytic": float(np.sqrt(max(float(res.variance), 0.0)))}
-    if td.units.kind == "items" or est.replicates is None:
+    if td.units.kind != "items" and est.replicates is None:
+        pval = None          # the z-test assumes iid items, and there are no replicates to test with
+    elif td.units.kind == "items":
         with np.errstate(invalid="ignore", divide="ignore"):
             pval = float(2 * sps.norm.sf(abs(est.estimate / se0))) if se0 > 0 else np.nan
     else:
@@ -309,8 +327,6 @@ def _named(name, td: TableData, weights=None):
 def _scalar(name, x, y, table, weights, scale, cluster, strata, ci_method, n_resamples, confidence_level, rng,
             population_size, quantile):
     td = prepare_table(x, y, table=table, scale=scale, cluster=cluster, strata=strata)
-    if weights is None and registry.get(name).weights == "agreement":
-        weights = "identity"           # a public function's weights=None means unweighted
     return _evaluate(name, td, weights=weights, ci_method=ci_method, n_resamples=n_resamples,
                      confidence_level=confidence_level, rng=rng, population_size=population_size, quantile=quantile)
 
@@ -499,8 +515,9 @@ def gwet_ac2(x=None, y=None, *, table=None, weights="quadratic", scale=None, clu
     ----------
     {params}
     weights : str or array (K, K)
-        Agreement weights by name or matrix; quadratic by default (as the registry declares, so
-        that every consumer of ``"gwet_ac2"`` uses the same weights).
+        Agreement weights by name or matrix; quadratic by default, also when None is passed (the
+        registry's declared default, so that every consumer of ``"gwet_ac2"`` uses the same
+        weights); ``"identity"`` gives AC1.
 
     Returns
     -------
@@ -997,8 +1014,9 @@ def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, st
     def kern(S):
         return np.column_stack([f(S) for f in kernels])
 
+    warn = tuple(b.name for b in bounds if b.statistic.warn_undefined)
     ests = _run(kern, td, names, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-                rng=rng, warn_names=("cohen_kappa",))
+                rng=rng, warn_names=warn)
     return ResultSet(ests, name="agreement_report")
 
 
@@ -1054,6 +1072,19 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     if not isinstance(paired, Paired):
         raise TypeError("agreement_by needs a Paired (from metaeval.align)")
     by = [by] if isinstance(by, str) else list(by)
+    statistics = [statistics] if isinstance(statistics, str) else list(statistics)
+    missing = [c for c in by if c not in paired.data.columns]
+    if missing:
+        raise InputError(f"agreement_by: no column {missing[0]!r} in the pairs",
+                         fix=f"group by one of {list(paired.data.columns)}")
+    clash = [c for c in by if c in FRAME_COLUMNS]
+    if clash:
+        raise InputError(f"agreement_by: the group column {clash[0]!r} has the name of a result column",
+                         fix="rename it in paired.data first")
+    vector = [n for n in statistics if registry.parse(n)[0].components is not None]
+    if vector:
+        raise ValueError(f"agreement_by takes scalar statistics; {vector[0]!r} has several entries "
+                         "(call it per group, or name one scalar statistic)")
     groups = paired.data.groupby(by, sort=True).indices
     small = []
     for key, idx in groups.items():
@@ -1084,7 +1115,7 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
                                              confidence_level=confidence_level).estimates(b.name, n=n_g)
                 rows.append({**dict(zip(by, key)), **e.row()})
         return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
-    gen, _ = make_rng(rng)
+    gen, seed = make_rng(rng)
     for key, idx in zip(keys, groups.values()):
         sub = paired.subset(np.isin(np.arange(len(paired)), idx))
         with warnings.catch_warnings():
@@ -1095,6 +1126,8 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
             ests = _run(lambda S, kernels=kernels: np.column_stack([f(S) for f in kernels]), td,
                         [b.name for b in bounds], n_resamples=n_resamples, ci_method=ci_method,
                         confidence_level=confidence_level, rng=gen)
+        # every row reports the call's seed: rng=seed reproduces the whole frame
+        ests = [Estimate(**{**e.__dict__, "seed": seed if ci_method is not None else None}) for e in ests]
         for e in ests:
             rows.append({**dict(zip(by, key)), **e.row()})
     return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
@@ -1120,7 +1153,9 @@ def _side_frame(p, name, cluster):
         r, c = _labels(p[0], f"{name}[0]"), _labels(p[1], f"{name}[1]")
         if len(r) != len(c):
             raise InputError(f"{name}: the two label arrays differ in length ({len(r)}, {len(c)})")
-        df = pd.DataFrame({"_item": np.arange(len(r)).astype(str), f"r_{name}": r, f"c_{name}": c})
+        # zero-padded ids keep the input order through the sorted merge (cluster arrays follow it)
+        ids = np.char.zfill(np.arange(len(r)).astype(str), len(str(max(len(r) - 1, 0))))
+        df = pd.DataFrame({"_item": ids, f"r_{name}": r, f"c_{name}": c})
         return df, ["_item"], None
     raise TypeError(f"{name} must be a Paired or a (reference, candidate) tuple of arrays")
 

@@ -257,6 +257,24 @@ def design_validation_sample(population, *, judge="judge", stratum="query_id", k
 # estimation
 # --------------------------------------------------------------------------------------------
 
+def _positive(values: pd.Series, column: str, positive) -> np.ndarray:
+    """1 where the label is ``positive``; the labels must be binary (numeric text is read as numbers)."""
+    s = pd.Series(values).reset_index(drop=True)
+    if isinstance(positive, (int, float, np.number)) and not isinstance(positive, bool):
+        num = pd.to_numeric(s, errors="coerce")
+        bad = s.notna() & num.isna()
+        if bad.any():
+            raise InputError(f"column {column!r} holds non-numeric label(s) {sorted(set(s[bad].astype(str)))[:5]}",
+                             expected=f"numbers, {positive!r} for the positive class")
+        s = num
+    counts = s.dropna().value_counts()
+    if len(counts) > 2 or (len(counts) == 2 and positive not in counts.index):
+        shown = ", ".join(f"{k!r}: {v}" for k, v in counts.items())
+        raise InputError(f"column {column!r} holds the labels {{{shown}}}", expected=f"the positive label "
+                         f"{positive!r} and one negative label", fix="binarize the labels first (e.g. relevance ≥ 2 → 1)")
+    return (s == positive).to_numpy().astype(int)
+
+
 def estimate_from_validation(data, *, annotations=None, reference="human", candidate="judge", strata="stratum",
                              population="N_h", weight="weight", positive=1, ci_method="percentile",
                              n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None) -> ResultSet:
@@ -360,8 +378,8 @@ def estimate_from_validation(data, *, annotations=None, reference="human", candi
         w = pd.to_numeric(df[weight], errors="coerce").to_numpy(dtype=float)
         if np.isnan(w[annotated]).any() or (w[annotated] <= 0).any():
             raise InputError(f"column {weight!r} must hold positive weights")
-    h = (df[reference] == positive).to_numpy().astype(int)
-    j = (df[candidate] == positive).to_numpy().astype(int)
+    h = _positive(df[reference], reference, positive)
+    j = _positive(df[candidate], candidate, positive)
     keep = annotated
     cell = 2 * h[keep] + j[keep]
     s_codes, s_names = pd.factorize(pd.Series(sid[keep]), sort=True)

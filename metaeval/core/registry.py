@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Statistic", "BoundStatistic", "register", "get", "parse", "resolve", "names", "statistics", "UNDEFINED_PE_TOL"]
+__all__ = ["Statistic", "BoundStatistic", "register", "get", "parse", "resolve", "default_level", "names", "statistics", "UNDEFINED_PE_TOL"]
 
 #: Chance agreement within this distance of 1 makes a chance-corrected coefficient undefined
 #: (κ = (p_o − p_e)/(1 − p_e) with a zero denominator). One tolerance for the whole package.
@@ -79,7 +79,8 @@ class Statistic:
         alpha: nominal, ordinal, interval, ratio), or None when it takes none.
     default_weights : str or None
         The weights used when none are given (``"identity"`` for Cohen's kappa, ``"quadratic"`` for
-        Gwet's AC2, the scale's kind for Krippendorff's alpha: ``"scale"``).
+        Gwet's AC2; for Krippendorff's alpha, consumers that know the scale use its kind,
+        :func:`default_level`, and ``"nominal"`` otherwise).
     analytic : str or None
         ``"module:function"`` of the analytic variance ``f(table, w) -> AnalyticResult`` (see
         :mod:`metaeval.agreement.analytic`), or None when only resampling gives an interval.
@@ -204,10 +205,12 @@ class BoundStatistic:
         return weight_matrix(self.weights, k, levels)
 
     def kernel(self, k: int, levels=None) -> Callable[[np.ndarray], np.ndarray]:
-        """The vectorized kernel for a K-level scale (``levels`` default 0..K−1)."""
-        if levels is None:
-            levels = np.arange(k, dtype=float)
-        levels = np.asarray(levels, dtype=float)
+        """The vectorized kernel for a K-level scale.
+
+        ``levels`` are the categories' values. When they are unknown (None: a bare count table),
+        named agreement weights use irrCAC's defaults (positions, 1..K for ratio weights) and the
+        kernel's values are 0..K−1.
+        """
         s = self.statistic
         if s.weights == "agreement":
             w = self.weight_matrix(k, levels)
@@ -215,7 +218,8 @@ class BoundStatistic:
             w = self.weights
         else:
             w = np.eye(k)
-        return s.kernel(k, w, levels, **dict(self.params))
+        values = np.arange(k, dtype=float) if levels is None else np.asarray(levels, dtype=float)
+        return s.kernel(k, w, values, **dict(self.params))
 
     def components(self, k: int, labels=None) -> list[str]:
         """Names of the entries the kernel returns (one name for a scalar statistic)."""
@@ -362,6 +366,29 @@ def parse(name: str) -> tuple[Statistic, str | None]:
         if name.startswith(cand + "_") and _REGISTRY[cand].weights is not None:
             return _REGISTRY[cand], name[len(cand) + 1:]
     return get(name), None  # raises with the list of names
+
+
+def default_level(kind: str | None, k: int) -> str:
+    """Krippendorff's level of measurement when none is asked for: the scale's kind (the one rule).
+
+    Parameters
+    ----------
+    kind : str or None
+        The scale's kind (``metaeval.Scale.kind``).
+    k : int
+        Number of levels (two levels are always nominal).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.default_level("ordinal", 4), registry.default_level("ordinal", 2)
+    ('ordinal', 'nominal')
+    """
+    return kind if kind in ("nominal", "ordinal", "interval", "ratio") and k > 2 else "nominal"
 
 
 def names(family: str | None = None) -> list[str]:

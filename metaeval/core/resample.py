@@ -796,6 +796,9 @@ class BootstrapResult:
         -------
         numpy.ndarray
             One p-value per statistic (NaN without replicates: a point estimate has no test).
+            When the interval was widened for few clusters, the test is on the replicates widened
+            by the same factor about the estimate, so that p < 1 − level exactly when the
+            (percentile) interval excludes ``null``.
 
         References
         ----------
@@ -815,6 +818,10 @@ class BootstrapResult:
             bootstrap_pvalue(None, alternative=alternative)         # checks the argument
             return np.full(1 if j is not None else m, np.nan)
         reps = self.replicates if j is None else self.replicates[:, [j]]
+        fac = self.extra.get("cluster_correction")
+        if fac is not None and np.all(np.isfinite(fac)):
+            theta = self.theta_hat if j is None else self.theta_hat[[j]]
+            reps = theta[None, :] + np.asarray(fac) * (reps - theta[None, :])
         null = np.asarray(null, dtype=float)
         if j is not None and null.ndim == 1:
             null = null[[j]]
