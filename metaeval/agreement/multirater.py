@@ -1130,8 +1130,7 @@ def _estimates(data: RaterData, specs: list[_Spec], *, ci_method, quantile, popu
                           stacklevel=_user_stacklevel())
     out = []
     if X.shape[0] == 0:                    # nothing to resample (no item with two ratings)
-        return [Estimate(s.name, float(t), ConfidenceInterval(np.nan, np.nan, confidence_level,
-                                                             ci_method or "none"),
+        return [Estimate(s.name, float(t), ConfidenceInterval(np.nan, np.nan, confidence_level, "none"),
                          n=n_of[s.name], unit="none", n_units=0, extra={"weights": s.label})
                 for s, t in zip(specs, theta)]
     if ci_method == "analytic":
