@@ -36,16 +36,29 @@ Data kinds: ``pair`` (two files; ``on``, ``label``, ``scale``, policies as for :
 ``table`` (one table with a reference and a candidate column: ``path``, ``key``, ``reference``,
 ``candidate``), ``long`` (one row per rater and sample: ``path``, ``item``, ``rater``, ``score``,
 ``reference``/``candidate`` rater names, ``samples = "mean"`` or ``"first"``, ``keep`` metadata
-columns), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`).
+columns), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
+``qrels`` (``path``, read with :func:`metaeval.read_qrels`), ``frame`` (``path``: any table, read as
+text).
 
 Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_from = {path, column}``),
 ``ranking`` (``runs``, ``measure``), ``pairwise`` (``reference``/``candidate`` rater names),
 ``correlation``, ``length_bias`` (``length``), ``self_enhancement`` (``generator``, ``own``),
-``inspect`` (``paths``).
+``inspect`` (``paths``); and the judge-corrected inference of :mod:`metaeval.inference`:
+``corrected_scores`` (``human``, ``judge`` qrels and ``runs``: :func:`metaeval.corrected_system_scores`),
+``corrected_prevalence`` (a binary validation set and a ``frame`` of judge labels:
+:func:`metaeval.rogan_gladen_counts`), ``alt_test`` (a long ``frame`` of human and judge labels:
+:func:`metaeval.alt_test`), ``label_budget`` (a pilot: :func:`metaeval.label_budget`,
+:func:`metaeval.required_labels`) and ``leaderboard`` (per-item scores:
+:func:`metaeval.leaderboard_metrics`). They compute nothing themselves: every number in their tables
+is the library function's, called with the study's ``seed`` and ``n_resamples``.
+
+A key an analysis needs and lacks, or a value the library refuses, raises an :class:`InputError`
+that names the study file and the analysis (its ``name`` and ``type``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -261,8 +274,11 @@ def _load_data(spec: dict, ctx: _Context):
         return mio.read_battles(ctx.path(spec["path"]))
     if kind == "qrels":
         return mio.read_qrels(ctx.path(spec["path"]))
+    if kind == "frame":
+        df, _, _ = mio._read_table(ctx.path(spec["path"]))
+        return df
     raise InputError(f"unknown data kind {kind!r}", source="<study>",
-                     expected="pair, table, long, runs, battles or qrels")
+                     expected="pair, table, long, runs, battles, qrels or frame")
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,9 +483,414 @@ def _an_self_enhancement(a, ctx, rep, key):
     return res
 
 
+# --------------------------------------------------------------------------------------------
+# judge-corrected inference (metaeval.inference): every number in these tables is the library's
+# --------------------------------------------------------------------------------------------
+
+#: Data kinds that give a Paired (a reference and a candidate label per item).
+_PAIRED_KINDS = ("pair", "table", "long")
+#: ``extra`` entries of corrected_system_scores' estimates shown as columns of the scores table.
+_PPI_EXTRAS = ("lam", "n_labelled", "df", "judge_mean", "labelled_mean")
+#: ``extra`` entries of rogan_gladen_counts' estimates shown as columns of the counts table.
+_RG_EXTRAS = ("positives", "total", "sensitivity", "specificity", "unclipped", "clipped")
+
+
+class _Entry(dict):
+    """One ``[[analysis]]`` entry: reading a key it lacks raises an InputError naming the study and the analysis."""
+
+    def __init__(self, entry: dict, source: str, name: str):
+        super().__init__(entry)
+        self.source, self.name = source, name
+
+    def __getitem__(self, k):
+        if k not in self:
+            raise _study_error(self.source, self.name, dict.get(self, "type"), f"the key {k!r} is missing",
+                               fix=f"add {k} = ... to its [[analysis]] entry (the keys of each type: "
+                                   "docs/guide/study-files.md)")
+        return super().__getitem__(k)
+
+
+def _study_error(source: str, name: str, kind, problem: str, **kw) -> InputError:
+    err = InputError(f"analysis {name!r} (type = {kind!r}): {problem}", source=source, **kw)
+    err._in_study = True
+    return err
+
+
+def _fail(ctx: _Context, a, key: str, problem: str, **kw) -> InputError:
+    """An InputError about analysis ``key`` of the study (raise it)."""
+    return _study_error(ctx.study.get("_source", "<study>"), key, dict.get(a, "type"), problem, **kw)
+
+
+@contextlib.contextmanager
+def _named_errors(ctx: _Context, key: str, kind):
+    """Re-raise an InputError from inside an analysis with the study file and the analysis named."""
+    try:
+        yield
+    except InputError as exc:
+        if getattr(exc, "_in_study", False):
+            raise
+        source = ctx.study.get("_source", "<study>")
+        where = ""
+        if exc.source and exc.source != source:
+            where = f" (in {ctx.relative(exc.source)}" + (f", line {exc.line}" if exc.line is not None else "") + ")"
+        raise _study_error(source, key, kind, exc.problem + where, text=exc.text, expected=exc.expected,
+                           fix=exc.fix) from exc
+
+
+def _dataset(ctx: _Context, a, key: str, role: str, name, kinds: tuple[str, ...]):
+    """The data set ``name`` that analysis ``key`` uses as its ``role``, checked to be of one of ``kinds``."""
+    if not isinstance(name, str):
+        raise _fail(ctx, a, key, f"{role} must name a data set (a [data.NAME] table)", text=repr(name))
+    obj = ctx.data(name)
+    kind = ctx.study.get("data", {}).get(name, {}).get("kind")
+    if kind not in kinds:
+        raise _fail(ctx, a, key, f"{role} = {name!r} is a data set of kind {kind!r}",
+                    expected="kind = " + " or ".join(repr(k) for k in kinds))
+    return obj
+
+
+def _number(ctx: _Context, a, key: str, what: str, value, *, integer: bool = False):
+    ok = isinstance(value, (int, np.integer)) if integer else isinstance(value, (int, float, np.integer, np.floating))
+    if isinstance(value, bool) or not ok:
+        raise _fail(ctx, a, key, f"{what} must be {'an integer' if integer else 'a number'}", text=repr(value))
+    return int(value) if integer else float(value)
+
+
+def _strings(ctx: _Context, a, key: str, what: str, value) -> list[str]:
+    """A key holding one string or a list of strings, as a list."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise _fail(ctx, a, key, f"{what} must be a string or a list of strings", text=repr(value))
+    return list(values)
+
+
+def _flag(ctx: _Context, a, key: str, what: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(ctx, a, key, f"{what} must be true or false", text=repr(value))
+    return value
+
+
+def _ci_option(value):
+    """A ``ci_method`` key: ``"none"`` (TOML has no null) asks for the point estimate only."""
+    return None if value == "none" else value
+
+
+def _columns(ctx: _Context, a, key: str, df: pd.DataFrame, role: str, **cols) -> None:
+    missing = {k: c for k, c in cols.items() if c not in df.columns}
+    if missing:
+        k, c = next(iter(missing.items()))
+        raise _fail(ctx, a, key, f"{role} has no column {c!r} (the {k} key)",
+                    expected=f"one of {', '.join(map(str, df.columns))}")
+
+
+def _with_extras(rs, names) -> pd.DataFrame:
+    """``rs.to_frame()`` and, as further columns, the named ``extra`` entries of each estimate (NaN if absent)."""
+    f = rs.to_frame()
+    for n in names:
+        f[n] = [e.extra.get(n, np.nan) for e in rs]
+    return f
+
+
+def _labelled_scores(ctx: _Context, a, key: str, human_q: pd.DataFrame, judge_q: pd.DataFrame, runs, measure,
+                     labelled_topics, n_labelled):
+    """Judge scores on every topic, human scores on the labelled topics, and the human scores on every
+    topic when the human qrels judge them all (else None); the labelled topics and how they were chosen."""
+    from ..systems.evaluation import system_scores
+
+    judge = system_scores(judge_q, runs, measure)
+    topics = set(judge.topics)
+    human_topics = set(human_q["query_id"].astype(str))
+    both = sorted(topics & human_topics)
+    complete = topics <= human_topics
+    if labelled_topics is not None and n_labelled is not None:
+        raise _fail(ctx, a, key, "give labelled_topics or n_labelled, not both")
+    if labelled_topics is not None:
+        lab = _strings(ctx, a, key, "labelled_topics", labelled_topics)
+        how = f"the {len(lab)} topics of labelled_topics"
+    elif n_labelled is not None:
+        n = _number(ctx, a, key, "n_labelled", n_labelled, integer=True)
+        if not 2 <= n <= len(both):
+            raise _fail(ctx, a, key, f"n_labelled must lie between 2 and {len(both)} (the judge's topics that have "
+                                     f"human qrels), got {n}")
+        lab = [str(t) for t in np.random.default_rng(ctx.seed).choice(both, n, replace=False)]
+        how = (f"a simple random sample of the {len(both)} topics with human qrels, drawn with "
+               f"numpy.random.default_rng({ctx.seed}).choice")
+    else:
+        if complete:
+            raise _fail(ctx, a, key, f"the human qrels judge every one of the judge's {len(topics)} topics: "
+                                     "say which topics count as labelled",
+                        fix="n_labelled = 15 (a random sample drawn with the study's seed) or labelled_topics = [...]")
+        lab = both
+        how = "the topics of the human qrels"
+    human = system_scores(human_q[human_q["query_id"].astype(str).isin(lab)], runs, measure)
+    full = system_scores(human_q, runs, measure) if complete else None
+    return judge, human, full, lab, how
+
+
+def _an_corrected_scores(a, ctx, rep, key):
+    from ..inference.systems import corrected_coverage, corrected_system_scores
+    from ..output import figures as fg
+
+    measure = a.get("measure", "nDCG@10")
+    runs = _dataset(ctx, a, key, "runs", a["runs"], ("runs",))
+    human_q = _dataset(ctx, a, key, "human", a["human"], ("qrels",))
+    judge_q = _dataset(ctx, a, key, "judge", a["judge"], ("qrels",))
+    judge, human, full, lab, how = _labelled_scores(ctx, a, key, human_q, judge_q, runs, measure,
+                                                    a.get("labelled_topics"), a.get("n_labelled"))
+    method = a.get("method", "ppi++")
+    methods = [method] + [m for m in _strings(ctx, a, key, "compare", a.get("compare", ["judge_only", "classical"]))
+                          if m != method]
+    level = _number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95))
+    opts = dict(measure=measure, confidence_level=level, quantile=a.get("quantile", "t"),
+                lam_optim_mode=a.get("lam_optim_mode", "overall"),
+                finite_population=_flag(ctx, a, key, "finite_population", a.get("finite_population", True)))
+    differences = _flag(ctx, a, key, "differences", a.get("differences", True))
+    res = {m: corrected_system_scores(human, judge, labelled_topics=lab, method=m, differences=differences and m == method,
+                                      **opts) for m in methods}
+    main, d = res[method], res[method].design
+    lam = f" (λ = {d['lam']:.4f}, one for all runs)" if method == "ppi++" and d["lam"] is not None else ""
+    rep.text(f"{measure} of {len(main)} runs: the judge's qrels on all {d['n_topics']} topics, human qrels on "
+             f"{d['n_labelled']} of them ({how}). Each run's {method} estimate{lam} aims at its mean over all "
+             f"{d['n_topics']} topics under human qrels, with a {level:.0%} interval ({d['quantile']} quantile"
+             + (", finite-population correction" if d["finite_population"] else "") + "); beside it: "
+             + ", ".join(methods[1:]) + " (metaeval.corrected_system_scores).")
+    rep.table(f"{key}_scores", pd.concat([_with_extras(res[m], _PPI_EXTRAS) for m in methods], ignore_index=True),
+              f"Each run's mean {measure}: {', '.join(methods)}",
+              columns=["system", "statistic", "estimate", "ci_low", "ci_high", "lam", "judge_mean"])
+    rep.table(f"{key}_ranking", main.ranking.reset_index(), f"Runs ranked by the {method} estimate and by the judge alone")
+    rep.table(f"{key}_rank_correlation", main.rank_correlation.to_frame(),
+              f"The {method} ranking against the judge-only ranking", columns=["method", "estimate", "n"])
+    if differences:
+        rep.table(f"{key}_differences", main.differences.to_frame(), f"Every pair of runs: {method} difference",
+                  columns=["system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue"])
+    rep.table(f"{key}_design", pd.DataFrame([{**d, "labelled_topics": " ".join(d["labelled_topics"])}]),
+              "The design: estimator, labelled topics, interval")
+    target = None if full is None else full.means()
+    ax = fg.plot_corrected_intervals(res, target=target, xlabel=f"{measure} ({level:.0%} interval)")
+    rep.figure(f"{key}_intervals", ax.figure, "Each run's interval per estimator"
+               + ("; ticks: its mean over all topics under human qrels (known here)" if target is not None else ""))
+    sizes = a.get("coverage")
+    if sizes is not None:
+        if full is None:
+            raise _fail(ctx, a, key, "coverage replays the design against the human qrels of every topic, and the "
+                                     "human qrels lack some of the judge's topics", fix="drop coverage")
+        cov = corrected_coverage(full, judge, n_labelled=sizes, methods=methods, rng=ctx.seed,
+                                 n_draws=_number(ctx, a, key, "coverage_draws", a.get("coverage_draws", 100),
+                                                 integer=True), **opts)
+        rep.table(f"{key}_coverage", cov, "Coverage and width, replaying the design on the fully judged topics "
+                                           "(metaeval.corrected_coverage)")
+        axes = fg.plot_coverage_width(cov, nominal=level)
+        rep.figure(f"{key}_coverage_width", axes[0].figure, "Coverage of the all-topic human mean and mean interval "
+                                                            "width against the number of labelled topics")
+    return main
+
+
+def _an_label_budget(a, ctx, rep, key):
+    from ..inference.budget import BUDGET_METHODS, label_budget, required_labels
+    from ..output import figures as fg
+
+    measure = a.get("measure", "nDCG@10")
+    runs = _dataset(ctx, a, key, "runs", a["runs"], ("runs",))
+    human_q = _dataset(ctx, a, key, "human", a["human"], ("qrels",))
+    judge_q = _dataset(ctx, a, key, "judge", a["judge"], ("qrels",))
+    judge, pilot, _, lab, how = _labelled_scores(ctx, a, key, human_q, judge_q, runs, measure,
+                                                 a.get("labelled_topics"), a.get("n_labelled"))
+    opts = dict(methods=_strings(ctx, a, key, "methods", a.get("methods", list(BUDGET_METHODS))), measure=measure,
+                confidence_level=_number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95)),
+                quantile=a.get("quantile", "t"))
+    power = _number(ctx, a, key, "power", a.get("power", 0.8))
+    width, difference = a.get("width"), a.get("difference")
+    width = None if width is None else _number(ctx, a, key, "width", width)
+    difference = None if difference is None else _number(ctx, a, key, "difference", difference)
+    n = a.get("n")
+    if n is not None and (not isinstance(n, list) or not n):
+        raise _fail(ctx, a, key, "n must be a list of numbers of labelled topics", text=repr(n))
+    n = None if n is None else [_number(ctx, a, key, "every n", v, integer=True) for v in n]
+    b = label_budget(pilot, judge, n=n, difference=difference, power=power, **opts)
+    rep.text(f"Pilot: human qrels on {len(lab)} topics ({how}), the judge's qrels on all {len(judge.topics)}. "
+             f"Projected {measure} interval width" + (f", power at a difference of {difference:g}" if difference is
+                                                     not None else "")
+             + f" and minimum detectable difference at power {power:g}, per run and estimator, against the number "
+               "of human-labelled topics (metaeval.label_budget).")
+    shown = ["system", "method", "n", "lam", "width"] + (["power"] if difference is not None else []) + ["mdd"]
+    rep.table(f"{key}_budget", b, "Expected interval width (and power) per run, estimator and labelled topics",
+              columns=shown)
+    req = []
+    if width is not None:
+        req.append(required_labels(pilot, judge, width=width, **opts))
+    if difference is not None:
+        req.append(required_labels(pilot, judge, difference=difference, power=power, **opts))
+    if req:
+        rep.table(f"{key}_required", pd.concat(req, ignore_index=True),
+                  "Labelled topics needed per run (system all: for every run) (metaeval.required_labels)",
+                  columns=["target", "system", "method", "n", "width", "power", "saving"])
+    _, ax = fg.subplots(figsize=(5.4, 3.8))
+    fg.plot_budget_curve(b, y="width", target=width, ax=ax)
+    rep.figure(f"{key}_budget_curve", ax.figure, "Expected interval width against labelled topics (median over runs, "
+                                                 "10%-90% band)")
+    if difference is not None:
+        _, ax = fg.subplots(figsize=(5.4, 3.8))
+        fg.plot_budget_curve(b, y="power", target=power, ax=ax)
+        rep.figure(f"{key}_power_curve", ax.figure, f"Power to detect a difference of {difference:g} against "
+                                                    "labelled topics (median over runs)")
+    return b
+
+
+def _an_corrected_prevalence(a, ctx, rep, key):
+    from ..inference.prevalence import DEFAULT_RG_CI_METHOD, rogan_gladen_counts
+    from ..output import figures as fg
+
+    paired = _dataset(ctx, a, key, "data", a["data"], _PAIRED_KINDS)
+    items = _dataset(ctx, a, key, "labelled", a["labelled"], ("frame",))
+    topic, label, positive = a.get("topic", "query_id"), a.get("label", "judge"), a.get("positive", 1)
+    _columns(ctx, a, key, items, f"the labelled data set {a['labelled']!r}", topic=topic, label=label)
+    if isinstance(positive, (int, float)) and not isinstance(positive, bool):
+        values = pd.to_numeric(items[label], errors="coerce")
+        if values.isna().any():
+            raise _fail(ctx, a, key, f"{int(values.isna().sum())} values of the label column {label!r} are not numbers",
+                        text=str(items.loc[values.isna(), label].iloc[0]), fix="give positive as text")
+        is_pos = values == positive
+    else:
+        is_pos = items[label].astype(str) == str(positive)
+    g = is_pos.groupby(items[topic].astype(str), sort=True)
+    rs = rogan_gladen_counts(g.sum(), g.size(), x=paired.reference, y=paired.candidate,
+                             ci_method=_ci_option(a.get("ci_method", DEFAULT_RG_CI_METHOD)),
+                             confidence_level=_number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95)),
+                             judge_error=_flag(ctx, a, key, "judge_error", a.get("judge_error", True)),
+                             n_resamples=ctx.n_resamples, rng=ctx.seed)
+    pooled = [e for e, k in zip(rs, rs.keys) if not k and e.statistic == "corrected_count"][0]
+    rep.text(f"The judge labelled {pooled.extra['total']} items over {len(g.size())} topics and called "
+             f"{pooled.extra['positives']} positive ({label} == {positive!r}); on the {len(paired)} validation pairs "
+             f"its sensitivity is {pooled.extra.get('sensitivity', np.nan):.4f} and its specificity "
+             f"{pooled.extra.get('specificity', np.nan):.4f}. Rogan-Gladen corrected prevalence and count per topic and "
+             "pooled (rows without a topic), clipped to their range (metaeval.rogan_gladen_counts).")
+    rep.table(f"{key}_counts", _with_extras(rs, _RG_EXTRAS), "Corrected prevalence and count of positives per topic",
+              columns=["topic", "statistic", "positives", "total", "unclipped", "estimate", "ci_low", "ci_high"])
+    if a.get("original") is not None:
+        orig = _dataset(ctx, a, key, "original", a["original"], ("qrels",))
+        relevant = _number(ctx, a, key, "relevant", a.get("relevant", 1))
+        before = (orig["relevance"] >= relevant).groupby(orig["query_id"].astype(str)).sum()
+        counts = rs.filter(statistic="corrected_count").to_frame().dropna(subset=["topic"])
+        after = before.add(counts.set_index(counts["topic"].astype(str))["estimate"], fill_value=0)
+        ax = fg.plot_relevant_counts(before, after, topic=topic, labels=("original qrels", "original + corrected judge"))
+        rep.figure(f"{key}_relevant_counts", ax.figure, "Relevant items per topic: the original qrels, and with the "
+                                                        "expansion's corrected count added")
+    return rs
+
+
+def _an_alt_test(a, ctx, rep, key):
+    from ..inference.alt_test import alt_test
+
+    df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    item, rater, label = a.get("item", "item_id"), a.get("rater", "rater"), a.get("label", "label")
+    _columns(ctx, a, key, df, f"the data set {a['data']!r}", item=item, rater=rater, label=label)
+    judges = _strings(ctx, a, key, "judge", a["judge"])
+    raters = list(dict.fromkeys(df[rater].astype(str)))
+    humans = _strings(ctx, a, key, "humans", a.get("humans", [r for r in raters if r not in judges]))
+    absent = [r for r in judges + humans if r not in raters]
+    if absent:
+        raise _fail(ctx, a, key, f"no rows with {rater} == {absent[0]!r}", expected=f"one of {', '.join(raters)}")
+    df = df.assign(**{rater: df[rater].astype(str)})
+    numbers = pd.to_numeric(df[label], errors="coerce")
+    if numbers.notna().all():              # labels written as numbers compare as numbers (neg_rmse needs them)
+        df[label] = numbers
+    epsilons = a.get("epsilon", 0.2)
+    epsilons = [_number(ctx, a, key, "epsilon", e) for e in (epsilons if isinstance(epsilons, list) else [epsilons])]
+    opts = dict(scoring=a.get("scoring", "accuracy"), q=_number(ctx, a, key, "q", a.get("q", 0.05)),
+                min_humans_per_item=_number(ctx, a, key, "min_humans_per_item", a.get("min_humans_per_item", 2),
+                                            integer=True),
+                min_items_per_human=_number(ctx, a, key, "min_items_per_human", a.get("min_items_per_human", 30),
+                                            integer=True),
+                item=item, annotator=rater, label=label)
+    human_rows = df[df[rater].isin(humans)]
+    verdicts, tests = [], []
+    for j in judges:
+        labels = df.loc[df[rater] == j].set_index(item)[label]
+        for eps in epsilons:
+            r = alt_test(human_rows, labels, epsilon=eps, **opts)
+            verdicts.append({"judge": j, **r.row()})
+            tests.append(r.pvalues.assign(judge=j, epsilon=eps)[["judge", "epsilon", *r.pvalues.columns]])
+    rep.text(f"{len(humans)} human annotators ({', '.join(humans)}); may {' or '.join(judges)} replace them? "
+             "The alternative annotator test (Calderon, Reichart & Dror 2025; metaeval.alt_test): the judge passes "
+             "when it wins against at least half of the annotators (Benjamini-Yekutieli at q = "
+             f"{opts['q']:g}), at each epsilon.")
+    rep.table(f"{key}_verdict", pd.DataFrame(verdicts), "Winning rate, advantage probability and verdict per judge "
+                                                        "and epsilon",
+              columns=["judge", "epsilon", "winning_rate", "advantage_probability", "passed", "n_annotators",
+                       "n_items"])
+    rep.table(f"{key}_annotators", pd.concat(tests, ignore_index=True), "One test per judge, epsilon and annotator",
+              columns=["judge", "epsilon", "annotator", "n_items", "judge_advantage", "mean_difference", "pvalue",
+                       "rejected"])
+    return verdicts
+
+
+def _an_leaderboard(a, ctx, rep, key):
+    from ..inference.leaderboard import DEFAULT_N_OUTER, leaderboard, leaderboard_metrics
+    from ..output import figures as fg
+    from ..systems.evaluation import system_scores
+
+    if "runs" in a:                         # the runs as models, the topics as items, scored under qrels
+        if "data" in a:
+            raise _fail(ctx, a, key, "give data (per-item scores) or runs (with judge and human qrels), not both")
+        measure = a.get("measure", "nDCG@10")
+        runs = _dataset(ctx, a, key, "runs", a["runs"], ("runs",))
+        frames = [system_scores(_dataset(ctx, a, key, "judge", a["judge"], ("qrels",)), runs, measure).frame]
+        if a.get("human") is not None:
+            frames.append(system_scores(_dataset(ctx, a, key, "human", a["human"], ("qrels",)), runs, measure).frame)
+        frames = [f.drop(columns="measure").rename(columns={"value": "score"}) for f in frames]
+        item, model, names = "query_id", "system", ("judge qrels", "human qrels")
+        what = f"the runs' {measure} per topic, topics resampled"
+        xlabel = f"mean {measure}"
+    else:
+        paired = _dataset(ctx, a, key, "data", a["data"], _PAIRED_KINDS)
+        model = a["model"]
+        item = a.get("item", paired.on[0] if len(paired.on) == 1 else None)
+        if item is None:
+            raise _fail(ctx, a, key, f"the data set is keyed by {', '.join(paired.on)}: say which column is the item",
+                        fix="item = the column of prompts (the unit resampled)")
+        _columns(ctx, a, key, paired.data, f"the data set {a['data']!r}", item=item, model=model)
+        sides = ["candidate"] + (["reference"] if _flag(ctx, a, key, "reference", a.get("reference", True)) else [])
+        extra = [c for c in (a.get("cluster"),) if c is not None and c not in (item, model)]
+        frames = [paired.data[[item, model, *extra, s]].rename(columns={s: "score"}) for s in sides]
+        names = (paired.names[1], paired.names[0])
+        what = f"the {model}s' scores per {item}, each {item} resampled with all its {model}s"
+        xlabel = "mean score"
+    cols = dict(item=item, model=model, score="score", cluster=a.get("cluster"))
+    if cols["cluster"] is not None and cols["cluster"] in (item, model):
+        raise _fail(ctx, a, key, f"cluster = {cols['cluster']!r} is the {'item' if cols['cluster'] == item else 'model'} "
+                                 "column", fix="leave cluster out to resample the items, or name a column of groups "
+                                               "of items")
+    pair_level = _number(ctx, a, key, "pair_confidence_level", a.get("pair_confidence_level", 0.95))
+    n_inner = a.get("n_inner")
+    rs = leaderboard_metrics(frames[0], frames[1] if len(frames) > 1 else None, pair_confidence_level=pair_level,
+                             n_resamples=ctx.n_resamples, ci_method=_ci_option(a.get("ci_method", "percentile")),
+                             confidence_level=_number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95)),
+                             n_outer=_number(ctx, a, key, "n_outer", a.get("n_outer", DEFAULT_N_OUTER), integer=True),
+                             n_inner=None if n_inner is None else _number(ctx, a, key, "n_inner", n_inner, integer=True),
+                             overlap=a.get("overlap", "strict"), rng=ctx.seed, **cols)
+    rep.text(f"The leaderboard by {names[0]} ({what})" + (f" against the one by {names[1]}" if len(frames) > 1 else "")
+             + ": separability, agreement with confidence and the pair-rank Brier score (Li et al. 2024; "
+               "metaeval.leaderboard_metrics), intervals from an outer bootstrap.")
+    rep.table(f"{key}_metrics", rs.to_frame(), "Leaderboard meta-metrics", columns=_SHOW[:5] + ["n"])
+    boards = pd.concat([leaderboard(f, n_resamples=ctx.n_resamples, confidence_level=pair_level, rng=ctx.seed,
+                                    **cols).to_frame().assign(board=name)
+                        for f, name in zip(frames, names)], ignore_index=True)
+    boards = boards[["board", *[c for c in boards.columns if c != "board"]]]
+    rep.table(f"{key}_leaderboard", boards, f"Each {model}'s mean score with its {pair_level:.0%} bootstrap interval "
+                                            "(metaeval.leaderboard, the study's seed)",
+              columns=["board", "model", "score", "ci_low", "ci_high"])
+    order = list(boards.loc[boards["board"] == names[0], "model"].astype(str))
+    ax = fg.plot_win_rates(boards.rename(columns={"score": "estimate"}), tie_rule="board", order=order,
+                           rules=list(reversed(names[:len(frames)])), reference=None, xlabel=xlabel)
+    rep.figure(f"{key}_leaderboard", ax.figure, "Each model's mean score and interval, on each leaderboard")
+    return rs
+
+
 _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _an_prevalence,
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
-             "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement}
+             "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
+             "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
+             "alt_test": _an_alt_test, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None
@@ -536,7 +957,7 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
                              expected=", ".join(_HANDLERS))
         key = a.get("name", f"{i:02d}_{kind}")
         rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
-        with _collect(ctx, key):
-            _HANDLERS[kind](a, ctx, rep, key)
+        with _collect(ctx, key), _named_errors(ctx, key, kind):
+            _HANDLERS[kind](_Entry(a, study.get("_source", "<study>"), key), ctx, rep, key)
     rep.write(out)
     return rep
