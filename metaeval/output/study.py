@@ -778,7 +778,7 @@ def _an_corrected_prevalence(a, ctx, rep, key):
     return rs
 
 
-def _an_alt_test(a, ctx, rep, key):
+def _an_alternative_annotators(a, ctx, rep, key):
     from ..inference.alt_test import alt_test
 
     df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
@@ -890,7 +890,7 @@ _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
              "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
-             "alt_test": _an_alt_test, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard}
+             "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None
@@ -922,7 +922,10 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     Raises
     ------
     InputError
-        For an unknown analysis type or data kind, a missing data set, or bad input data.
+        For an unknown analysis type or data kind, a missing data set, or bad input data. Inside an
+        analysis (a key it needs and lacks, a data set of the wrong kind, a value the library
+        refuses, a bad data file) the message starts with the study file and the analysis's
+        ``name`` and ``type``; the original error is its ``__cause__``.
 
     Examples
     --------
