@@ -541,12 +541,11 @@ def _dataset(ctx: _Context, a, key: str, role: str, name, kinds: tuple[str, ...]
     """The data set ``name`` that analysis ``key`` uses as its ``role``, checked to be of one of ``kinds``."""
     if not isinstance(name, str):
         raise _fail(ctx, a, key, f"{role} must name a data set (a [data.NAME] table)", text=repr(name))
-    obj = ctx.data(name)
-    kind = ctx.study.get("data", {}).get(name, {}).get("kind")
-    if kind not in kinds:
-        raise _fail(ctx, a, key, f"{role} = {name!r} is a data set of kind {kind!r}",
+    spec = ctx.study.get("data", {}).get(name)
+    if spec is not None and spec.get("kind") not in kinds:         # (a name with no data set: ctx.data says so)
+        raise _fail(ctx, a, key, f"{role} = {name!r} is a data set of kind {spec.get('kind')!r}",
                     expected="kind = " + " or ".join(repr(k) for k in kinds))
-    return obj
+    return ctx.data(name)
 
 
 def _number(ctx: _Context, a, key: str, what: str, value, *, integer: bool = False):
