@@ -86,7 +86,7 @@ __all__ = [
     "plot_confusion", "plot_confusion_panels", "plot_ranking_scatter", "plot_forest",
     "plot_kappa_vs_prevalence", "plot_per_topic", "plot_length_by_label", "plot_generator_means",
     "plot_win_rates", "plot_relevant_counts", "plot_sensitivity", "plot_bootstrap",
-    "plot_corrected_intervals", "plot_coverage_width", "plot_budget_curve",
+    "plot_corrected_intervals", "plot_coverage_width", "plot_budget_curve",  # noqa: F822 (module __getattr__)
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1725,6 +1725,15 @@ def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None =
     return ax
 
 
-# the plots of judge-corrected inference live in their own modules (they import this one's helpers)
-from .figures_budget import plot_budget_curve  # noqa: E402
-from .figures_inference import plot_corrected_intervals, plot_coverage_width  # noqa: E402
+# the plots of judge-corrected inference live in their own modules, which import this one's helpers;
+# they are looked up on first use (PEP 562), so either module also imports on its own
+_ELSEWHERE = {"plot_budget_curve": "figures_budget", "plot_corrected_intervals": "figures_inference",
+              "plot_coverage_width": "figures_inference"}
+
+
+def __getattr__(name: str):
+    if name in _ELSEWHERE:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_ELSEWHERE[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
