@@ -12,11 +12,13 @@ Three views, each from its own sufficient statistics on the same resampling unit
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ..core.errors import UndefinedStatisticWarning
 from ._prepare import by_judge, check_policy, need_frame, orient, prepare, unit_index, units, warn_invalid, warn_missing
 from ._results import (
     DEFAULT_CI_METHOD,
@@ -33,8 +35,34 @@ from .winrates import rate_kernel, rule_n
 __all__ = ["position_bias"]
 
 
-def _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs):
-    """(statistic, estimate, extra, key) rows of the first-position win rate."""
+CONFOUNDED = ("no item is judged in both presentation orders and no pair of models is ever shown the other way "
+              "round, so which answer is shown first is confounded with which model gave it; the "
+              "first-position win rate is undefined (NaN). Judge each battle in both orders (swap the "
+              "answers), or randomize the order, to separate position from model")
+
+
+def _order_varies(df) -> bool:
+    """Whether some pair of (different) models is shown in both orders, on any items."""
+    lo, hi, _, flip = orient(df)
+    f = pd.DataFrame({"lo": lo, "hi": hi, "flip": flip})[lo != hi]
+    return bool(len(f)) and bool((f.groupby(["lo", "hi"])["flip"].nunique() > 1).any())
+
+
+def _confounded(kernel):
+    """The kernel's shape with every value undefined: position and model are not separable."""
+    def f(S):
+        v = kernel(S)
+        return np.full(np.shape(v), np.nan)
+    return f
+
+
+def _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs, *, soft=False, identified=True):
+    """(statistic, estimate, extra, key) rows of the first-position win rate.
+
+    ``soft``: the ``soft`` rule (weights None) counts 2 − p, the first-shown answer's share of a
+    soft preference p ∈ [1, 2]. Unless ``identified`` (some battle is judged in both orders),
+    every value is NaN.
+    """
     code = df["code"].to_numpy()
     inv = code == INV
     if invalid == "tie":
@@ -45,14 +73,21 @@ def _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs):
     if not len(d1):
         return []
     unit_of_row, kind = unit_index(d1, cluster)
-    u = units(unit_of_row, c1, np.ones(len(c1)), 6, kind)
+    pts = (2 - d1["pref"].to_numpy(dtype=float)) if soft else np.zeros(len(d1))
+    u = units(np.concatenate([unit_of_row, unit_of_row]), np.concatenate([c1, np.full(len(c1), 5)]),
+              np.concatenate([np.ones(len(c1)), np.nan_to_num(pts)]), 6, kind, n_units=int(unit_of_row.max()) + 1)
     # FDT: a plain tie is left out ("tie", "drop") or won by the first position ("first")
     plain = "first" if fdt_plain_tie == "first" else "drop"
-    weights = [lookup_rule(r, plain_tie=plain).win_weights() for r in rules]
-    res = rs.run(rate_kernel(1, weights), u)
+    weights = [None if lookup_rule(r).needs_preference else lookup_rule(r, plain_tie=plain).win_weights()
+               for r in rules]
+    kernel = rate_kernel(1, weights)
+    res = rs.run(kernel if identified else _confounded(kernel), u)
     cnt = u.total()
+    extra = {"n_rows": int(cnt[:5].sum())}
+    if not identified:
+        extra["undefined"] = "position confounded with model (no pair of models shown in both orders)"
     return [("first_position_win_rate", estimate("first_position_win_rate", res, r_i, rule_n(cnt, w)),
-             {"n_rows": int(cnt[:5].sum())}, {"tie_rule": r}) for r_i, (r, w) in enumerate(zip(rules, weights))]
+             dict(extra), {"tie_rule": r}) for r_i, (r, w) in enumerate(zip(rules, weights))]
 
 
 def _swap_pairs(df, group_cols=()):
@@ -120,12 +155,19 @@ def _same_position_twice(comp, invalid, rs):
 def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invalid: str = "drop",
                   fdt_plain_tie: str = "tie", judge: str | None = None, cluster: str | Sequence | None = "item_id", item: str = "item_id",
                   model_a: str = "model_a", model_b: str = "model_b", outcome: str = "outcome",
-                  ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
+                  preference: str | None = None, ci_method: str | None = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
                   confidence_level: float = 0.95, rng: int | np.random.Generator | None = None) -> PairwiseResult:
     """How much the verdict depends on the order of presentation.
 
     * ``first_position_win_rate``: the win rate of whichever answer is shown first, under each tie
-      rule (0.5 = no position bias), from every row (both orders count).
+      rule (0.5 = no position bias), from every row (both orders count); with soft preferences
+      also under ``soft`` (the mean of 2 − p). Only battles judged in both orders separate the
+      position from the model, or a presentation order that varies: when no item is judged in both
+      orders and no pair of models is ever shown the other way round (AlpacaEval shows the baseline
+      first every time), the rate is NaN with an :class:`~metaeval.UndefinedStatisticWarning`
+      instead of a number that mixes the baseline's strength with its position. With orders that
+      vary across items but no swaps (``battles_like``'s human verdicts), the rate is reported: it
+      is unbiased only if the order was randomized.
     * ``swap_consistency``: for battles judged in both orders, the share of pairs with the same
       verdict once the swapped one is mirrored, under each tie rule (the agreement of
       :func:`metaeval.pairwise_agreement` between the two orders) and ``exact`` (the same of the
@@ -137,7 +179,9 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     ----------
     battles : pandas.DataFrame
         ``item_id, model_a, model_b, outcome``; with a ``judge`` column, one set of rows per rater.
-    tie_rule : {"all", "fdt", "without_ties", "tie_zero", "tie_half"} or list
+    tie_rule : {"all", "fdt", "without_ties", "tie_zero", "tie_half", "soft"} or list
+        The rules of the first-position rate and of swap consistency; ``"soft"`` (with
+        ``preference``) only for the first-position rate, which ``"all"`` then includes.
     invalid : {"drop", "tie", "loss", "keep"}
         Parse failures are left out of the first-position rate unless ``"tie"``; in the swap pairs
         they follow the policy (``loss``: never consistent, ``keep``: consistent with another failure).
@@ -149,6 +193,9 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     cluster : str or array-like or None
     item, model_a, model_b, outcome : str
         Column names.
+    preference : str, optional
+        Column of soft preferences in [1, 2] (AlpacaEval: 1 = the first-shown answer is better) in
+        place of ``outcome``; the discrete verdict is A below 1.5, B above, a tie at 1.5.
     ci_method : {"bca", "percentile", "basic"} or None
         None for the point estimates only.
     n_resamples : int
@@ -158,7 +205,8 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     Returns
     -------
     PairwiseResult
-        Rows keyed by (``judge``,) ``tie_rule`` with statistics ``first_position_win_rate``,
+        Rows keyed by (``judge``,) ``tie_rule`` with statistics ``first_position_win_rate`` (NaN,
+        with ``extra["undefined"]`` saying why, when position and model are confounded),
         ``swap_consistency``, ``first_both``, ``second_both``; ``n_swap_pairs`` in ``.info``.
         FastChat's rule (an inconsistent pair counts as a tie) is :func:`metaeval.combine_swaps`.
 
@@ -178,26 +226,48 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     0.777
     >>> round(r.get(statistic="first_position_win_rate").estimate, 3)
     0.582
+
+    Without swapped battles the position effect is not identified:
+
+    >>> import warnings
+    >>> once = judge[judge.model_a < judge.model_b]        # each pair of models in one order only
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     r = metaeval.position_bias(once, tie_rule="fdt", ci_method=None)
+    >>> r.get(statistic="first_position_win_rate").estimate, "confounded" in str(w[-1].message)
+    (nan, True)
     """
     need_frame(battles)
     check_policy(invalid, AGREEMENT_POLICIES)
     if fdt_plain_tie not in AGREEMENT_PLAIN_TIE:
         raise ValueError(f"fdt_plain_tie must be one of {AGREEMENT_PLAIN_TIE}, got {fdt_plain_tie!r}")
-    rules = select_rules(tie_rule, "position")
+    soft = preference is not None
+    want = ([tie_rule] if isinstance(tie_rule, str) else list(tie_rule))
+    with_soft = soft and ("soft" in want or "all" in want)
+    if "soft" in want and not soft:
+        raise ValueError("tie_rule='soft' needs soft preferences: pass preference=<column>")
+    other = [r for r in want if r != "soft"]
+    rules = select_rules(other if len(other) != 1 else other[0], "position") if other else []
     rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
 
     out = PairwiseResult(name="position_bias")
     out.info = {"n_swap_pairs": {}}
     for jname, sub in by_judge(battles, judge):
-        df, nm = prepare(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome, cluster=cluster)
+        df, nm = prepare(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome, cluster=cluster,
+                         preference=preference)
         warn_missing(nm, "battle")
         warn_invalid(int((df["code"] == INV).sum()), invalid, f"{jname or 'battle'}")
         jkey = {"judge": jname} if jname is not None else {}
-        for _, e, extra, key in _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs):
-            out.append_with(e, extra, **jkey, **key)
         comp, n_pairs = _swap_comparisons(df, cluster)
         out.info["n_swap_pairs"][jname] = n_pairs
-        if comp is None:
+        identified = comp is not None or _order_varies(df)
+        if not identified and len(df):
+            warnings.warn(f"position_bias{f' ({jname})' if jname is not None else ''}: {CONFOUNDED}",
+                          UndefinedStatisticWarning, stacklevel=2)
+        for _, e, extra, key in _first_position(df, rules + (["soft"] if with_soft else []), invalid, fdt_plain_tie,
+                                                cluster, rs, soft=soft, identified=identified):
+            out.append_with(e, extra, **jkey, **key)
+        if comp is None or not rules:
             continue
         res, names, pooled, specs, _ = agreement_run(comp, rules + ["exact"], invalid, fdt_plain_tie, rs)
         for j, (g, r, s) in enumerate(names):

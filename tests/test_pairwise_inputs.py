@@ -1,0 +1,87 @@
+"""Pairwise inputs (issue 14, item 6): soft preferences in read_battles and position_bias, statistics the
+design cannot identify (position without swapped or reordered pairs, length without length variation)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metaeval
+from metaeval import UndefinedStatisticWarning
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alpaca_eval"
+ANN = DATA / "annotations_weighted_alpaca_eval_gpt4_turbo.compact.tsv.gz"
+POINT = dict(ci_method=None)
+
+
+def _alpaca_like(n_items=40, seed=0):
+    """AlpacaEval's design: the baseline always shown first, soft preferences in [1, 2]."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, strength in (("m1", 0.3), ("m2", -0.2)):
+        p = np.clip(1.5 + strength + rng.normal(0, 0.3, n_items), 1, 2)
+        rows += [{"item_id": f"i{i}", "model_a": "base", "model_b": m, "preference": p[i]} for i in range(n_items)]
+    return pd.DataFrame(rows)
+
+
+def position_bias_confounded_alpaca_like_is_nan_test():
+    b = _alpaca_like()
+    with pytest.warns(UndefinedStatisticWarning, match="confounded"):
+        r = metaeval.position_bias(b, preference="preference", n_resamples=200, rng=1)
+    f = r.to_frame()
+    fp = f[f.statistic == "first_position_win_rate"]
+    # every rule, "soft" included, is NaN (interval too), not the share of first-shown wins
+    assert set(fp.tie_rule) == {"fdt", "without_ties", "tie_zero", "tie_half", "soft"}
+    assert fp.estimate.isna().all() and fp.ci_low.isna().all()
+    assert r.info["n_swap_pairs"] == {None: 0}
+    # the number it used to report: the first-shown (baseline) side's mean share 2 - p
+    assert (2 - b.preference).mean() < 0.5
+
+
+def position_bias_soft_preference_test():
+    # both orders of every battle: the soft first-position rate is the mean of 2 - p over all rows
+    b = _alpaca_like(n_items=30, seed=2)
+    swapped = b.rename(columns={"model_a": "model_b", "model_b": "model_a"}).assign(preference=3 - b.preference - 0.2)
+    both = pd.concat([b, swapped.assign(preference=swapped.preference.clip(1, 2))], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedStatisticWarning)
+        r = metaeval.position_bias(both, preference="preference", tie_rule=["soft", "fdt"], **POINT)
+    est = r.get(statistic="first_position_win_rate", tie_rule="soft").estimate
+    assert est == pytest.approx((2 - both.preference).mean(), abs=1e-12)      # direct mean of 2 - p
+    assert est > 0.5                                                          # the planted 0.2 pull to first
+    assert r.info["n_swap_pairs"][None] == 60
+    assert 0 <= r.get(statistic="swap_consistency", tie_rule="fdt").estimate <= 1
+
+
+def position_bias_soft_needs_preference_test():
+    b = metaeval.datasets.load("battles_like").battles
+    with pytest.raises(ValueError, match="preference="):
+        metaeval.position_bias(b[b.judge == "judge"], tie_rule="soft", **POINT)
+
+
+def position_bias_randomized_order_without_swaps_is_reported_test():
+    # battles_like's human verdicts: no item judged twice, but the order varies across items;
+    # README §4 (data_samples/README.md): first-position win rate 0.468
+    b = metaeval.datasets.load("battles_like").battles
+    h = b[b.judge == "human"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedStatisticWarning)
+        r = metaeval.position_bias(h, tie_rule="fdt", **POINT)
+    assert r.info["n_swap_pairs"] == {None: 0}
+    assert round(r.get(statistic="first_position_win_rate").estimate, 3) == 0.468
+
+
+@pytest.mark.realdata
+def position_bias_alpaca_eval_is_nan_test():
+    if not ANN.is_file():
+        pytest.skip(f"AlpacaEval data not found at {DATA}")
+    ann = pd.read_csv(ANN, sep="\t")
+    assert (ann.generator_1 == "gpt4_1106_preview").all()          # the baseline is always shown first
+    with pytest.warns(UndefinedStatisticWarning, match="confounded"):
+        r = metaeval.position_bias(ann, preference="preference", item="instruction_idx", model_a="generator_1",
+                                   model_b="model", **POINT)
+    assert np.isnan(r.get(statistic="first_position_win_rate", tie_rule="soft").estimate)
