@@ -85,3 +85,48 @@ def position_bias_alpaca_eval_is_nan_test():
         r = metaeval.position_bias(ann, preference="preference", item="instruction_idx", model_a="generator_1",
                                    model_b="model", **POINT)
     assert np.isnan(r.get(statistic="first_position_win_rate", tie_rule="soft").estimate)
+
+
+# ------------------------------------------------------------------ read_battles(preference=)
+
+SOFT = (b"instruction,generator_1,generator_2,preference\n"
+        b"q1,base,m,1.9\nq2,base,m,1.5\nq3,base,m,1.2\nq4,base,m,\nq5,base,m,2\n")
+
+
+def read_battles_soft_preferences_test(tmp_path):
+    p = tmp_path / "ann.csv"
+    p.write_bytes(SOFT)
+    b = metaeval.read_battles(p, item="instruction", model_a="generator_1", model_b="generator_2",
+                              preference="preference")
+    assert b["preference"].dtype == float
+    assert b["preference"].tolist()[:3] == [1.9, 1.5, 1.2] and np.isnan(b["preference"].iloc[3])
+    # STATISTICS.md (AlpacaEval): wins p > 1.5, losses p < 1.5, draws p = 1.5; an empty p is missing
+    assert b["outcome"].tolist()[:3] == ["B", "tie", "A"] and pd.isna(b["outcome"].iloc[3])
+    assert b["outcome"].iloc[4] == "B"
+    # the soft win rate of m against base: mean(p - 1) over the 4 rated rows = (0.9 + 0.5 + 0.2 + 1) / 4
+    with pytest.warns(UndefinedStatisticWarning, match="without an outcome"):
+        w = metaeval.win_rates(b, preference="preference", baseline="base", tie_rule="soft", **POINT)
+    assert w.get(model="m").estimate == pytest.approx(2.6 / 4, abs=1e-12)
+
+
+def read_battles_soft_preferences_keep_outcome_test(tmp_path):
+    p = tmp_path / "ann.csv"
+    p.write_bytes(b"item_id,model_a,model_b,outcome,preference\nq1,a,b,tie_a,1.4\nq2,a,b,B,1.8\n")
+    b = metaeval.read_battles(p, preference="preference")
+    assert b["outcome"].tolist() == ["tie_a", "B"] and b["preference"].tolist() == [1.4, 1.8]
+
+
+@pytest.mark.parametrize("bad,line", [(b"2.5", 3), (b"yes", 3)])
+def read_battles_bad_preference_test(tmp_path, bad, line):
+    p = tmp_path / "ann.csv"
+    p.write_bytes(b"item_id,model_a,model_b,preference\nq1,a,b,1.5\nq2,a,b," + bad + b"\n")
+    with pytest.raises(metaeval.InputError, match=r"not numbers in \[1, 2\]") as e:
+        metaeval.read_battles(p, preference="preference")
+    assert f"ann.csv, line {line}:" in str(e.value)
+
+
+def read_battles_missing_preference_column_test(tmp_path):
+    p = tmp_path / "ann.csv"
+    p.write_bytes(b"item_id,model_a,model_b,outcome\nq1,a,b,A\n")
+    with pytest.raises(metaeval.InputError, match="missing column.*'pref'"):
+        metaeval.read_battles(p, preference="pref")

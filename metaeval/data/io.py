@@ -862,7 +862,7 @@ def _normalize_outcomes(values: pd.Series, lines, name, column, mapping) -> pd.S
 
 def read_battles(source: Source, *, item: str = "item_id", model_a: str = "model_a", model_b: str = "model_b",
                  outcome: str = "outcome", judge: str = "judge", outcomes: dict | None = None,
-                 format: str | None = None) -> pd.DataFrame:
+                 format: str | None = None, preference: str | None = None) -> pd.DataFrame:
     """Read pairwise battles and normalize outcomes to ``A, B, tie, tie_a, tie_b`` (and ``invalid``).
 
     ``tie_a``/``tie_b`` are ties that lean to one side (OpenING's force-dividing tie). Parse failures
@@ -883,17 +883,25 @@ def read_battles(source: Source, *, item: str = "item_id", model_a: str = "model
         Extra spellings: value → one of :data:`OUTCOMES` (case and surrounding blanks ignored).
     format : {"csv", "tsv", "json", "jsonl", "parquet"}, optional
         The table format, when the extension does not tell it.
+    preference : str, optional
+        Column of soft preferences p ∈ [1, 2] (AlpacaEval: 1 = the first answer is better, 2 =
+        the second, 1.5 = a tie). It is returned as the float column ``preference``; the
+        ``outcome`` column is then optional and, when absent, derived from p (``A`` below 1.5,
+        ``B`` above, ``tie`` at 1.5; an empty p is missing), as AlpacaEval counts wins, losses
+        and draws. Pass ``preference="preference"`` on to :func:`metaeval.win_rates`,
+        :func:`metaeval.position_bias` or :func:`metaeval.length_controlled_win_rate`.
 
     Returns
     -------
     pandas.DataFrame
-        ``item_id, model_a, model_b, judge, outcome`` and every other column unchanged.
+        ``item_id, model_a, model_b, judge, outcome`` (and ``preference``) and every other column
+        unchanged.
 
     Raises
     ------
     InputError
-        A missing column, an empty id, or an unknown outcome (listed with counts and the line of the
-        first).
+        A missing column, an empty id, an unknown outcome (listed with counts and the line of the
+        first), or a preference that is not a number in [1, 2] (with the line of the first).
 
     References
     ----------
@@ -906,23 +914,55 @@ def read_battles(source: Source, *, item: str = "item_id", model_a: str = "model
     >>> b = read_battles(me.datasets.path("battles_like") / "battles.csv")
     >>> b.columns[:5].tolist(), b["outcome"].value_counts().to_dict()
     (['item_id', 'model_a', 'model_b', 'judge', 'outcome'], {'A': 554, 'B': 470, 'tie': 179, 'tie_b': 79, 'tie_a': 69, 'invalid': 8})
+
+    Soft preferences (AlpacaEval's annotations):
+
+    >>> import io
+    >>> s = read_battles(io.BytesIO(b"instruction,generator_1,generator_2,preference\\n"
+    ...                             b"q1,base,m,1.9\\nq2,base,m,1.5\\nq3,base,m,1.2\\n"), format="csv",
+    ...                  item="instruction", model_a="generator_1", model_b="generator_2", preference="preference")
+    >>> s["preference"].tolist(), s["outcome"].tolist()
+    ([1.9, 1.5, 1.2], ['B', 'tie', 'A'])
     """
     df, name, first = _read_table(source, format)
-    _require_columns(df, [item, model_a, model_b, outcome], name, "battles",
-                     "item=, model_a=, model_b=, outcome=")
+    need = [item, model_a, model_b] + ([outcome] if preference is None else [preference])
+    _require_columns(df, need, name, "battles",
+                     "item=, model_a=, model_b=, " + ("outcome=" if preference is None else "preference="))
     lines = _row_lines(df, first)
     out = pd.DataFrame(index=df.index)
     out["item_id"] = _as_id(df[item], lines, name, item)
     out["model_a"] = _as_id(df[model_a], lines, name, model_a)
     out["model_b"] = _as_id(df[model_b], lines, name, model_b)
     out["judge"] = df[judge].astype("str") if judge in df.columns else (judge or "judge")
-    raw = df[outcome].astype("object").where(df[outcome].astype("str").str.strip() != "", None)
-    out["outcome"] = _normalize_outcomes(raw, lines, name, outcome, outcomes)
-    used = {item, model_a, model_b, outcome, judge}
+    if preference is not None:
+        p = _preferences(df[preference], lines, name, preference)
+    if preference is None or outcome in df.columns:
+        raw = df[outcome].astype("object").where(df[outcome].astype("str").str.strip() != "", None)
+        out["outcome"] = _normalize_outcomes(raw, lines, name, outcome, outcomes)
+    else:
+        out["outcome"] = pd.Series(np.where(p > 1.5, "B", np.where(p < 1.5, "A", "tie")),
+                                   index=df.index, dtype="object").where(~np.isnan(p), np.nan)
+    if preference is not None:
+        out["preference"] = p
+    used = {item, model_a, model_b, outcome, judge} | ({preference} if preference is not None else set())
     for c in df.columns:
         if c not in used and c not in out.columns:
             out[c] = df[c]
     return _finish(out.reset_index(drop=True), name, lines)
+
+
+def _preferences(series: pd.Series, lines: np.ndarray, name: str, column: str) -> np.ndarray:
+    """Soft preferences as floats in [1, 2] (an empty cell is NaN); anything else is an InputError."""
+    text = series.astype("object").where(series.notna(), "").astype("str").str.strip()
+    p = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
+    bad = (np.isnan(p) & (text != "").to_numpy()) | (~np.isnan(p) & ((p < 1 - 1e-9) | (p > 2 + 1e-9)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{int(bad.sum())} preference(s) in column {column!r} are not numbers in [1, 2]",
+                         source=name, line=int(lines[i]), text=str(series.iloc[i]),
+                         expected="1 = the first answer better, 2 = the second, 1.5 = a tie (AlpacaEval)",
+                         fix="rescale the column to [1, 2], or read discrete verdicts with outcome=")
+    return p
 
 
 _SCORE_ALIASES = {"system": ("system", "run_id", "run", "runid", "system_id"),
