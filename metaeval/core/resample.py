@@ -573,6 +573,10 @@ def _finish_interval(centre, low, high, *, n_clusters, stratified, confidence_le
                 high = centre + fac * (high - centre)
             extra["cluster_correction"] = fac
     if bounds is not None:
+        with np.errstate(invalid="ignore"):
+            # which ends were clipped: printed with the estimate ("upper end clipped at the bound")
+            extra["clipped_low"] = np.atleast_1d(np.asarray(low) < np.asarray(bounds[0]))
+            extra["clipped_high"] = np.atleast_1d(np.asarray(high) > np.asarray(bounds[1]))
         low = np.clip(low, *bounds)
         high = np.clip(high, *bounds)
     return low, high, extra
@@ -833,7 +837,9 @@ class BootstrapResult:
         The one place where a bootstrap becomes estimates: statistic name, estimate, interval
         (level and method), standard error, bias, n, unit, number of units, resamples, seed,
         the replicate column, and in ``extra`` BCa's ``z0`` and ``a``, ``n_nan_replicates``,
-        the ``cluster_correction`` factor and any per-statistic entry of the result's ``extra``.
+        the ``cluster_correction`` factor and any per-statistic entry of the result's ``extra``
+        (``clipped_low``/``clipped_high`` when ``bounds=`` clipped an end). A p-value of 0 from
+        the replicates gets ``extra["pvalue_bound"] = 1/n_resamples`` (printed ``p < 1/B``).
 
         Parameters
         ----------
@@ -898,6 +904,9 @@ class BootstrapResult:
                 if np.isnan(pj) and self.method == "none":
                     pj = None
             ex = {"z0": float(self.z0[j]), "a": float(self.accel[j]), "n_nan_replicates": int(self.n_nan[j])}
+            if pj == 0.0 and self.n_resamples > 0:
+                # no replicate as extreme as the null: the p-value is below the resolution 1/B
+                ex["pvalue_bound"] = 1.0 / self.n_resamples
             ex.update({key: _column(v, j, m) for key, v in self.extra.items()})
             ex.update(ej or {})
             out.append(Estimate(

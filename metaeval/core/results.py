@@ -63,8 +63,29 @@ def _fmt(x, digits: int = 4) -> str:
     return f"{v:.{digits}f}"
 
 
-def _fmt_p(p) -> str:
-    return "" if _is_nan(p) else f"{float(p):.4g}"
+def _fmt_p(p, bound=None) -> str:
+    """A p-value as text; ``bound`` (a bootstrap's resolution 1/B, for p = 0) prints as ``< bound``."""
+    if _is_nan(p):
+        return ""
+    if bound is not None and float(p) == 0.0:
+        return f"< {float(bound):.4g}"
+    return f"{float(p):.4g}"
+
+
+def _p_text(e) -> str:
+    """``p = 0.0312`` or ``p < 0.0005`` (a bootstrap p-value of 0: below the resolution 1/B)."""
+    t = _fmt_p(e.pvalue, e.extra.get("pvalue_bound"))
+    return t if t.startswith("<") else f"= {t}"
+
+
+def _clipped_text(e) -> str:
+    """Which interval ends were clipped at the statistic's range (``extra["clipped_low"/"clipped_high"]``)."""
+    lo, hi = bool(e.extra.get("clipped_low", False)), bool(e.extra.get("clipped_high", False))
+    if lo and hi:
+        return "both ends clipped at the bounds"
+    if lo or hi:
+        return f"{'lower' if lo else 'upper'} end clipped at the bound"
+    return ""
 
 
 def _key_text(v) -> str:
@@ -111,9 +132,13 @@ def _html_cells(e: Estimate) -> dict[str, str]:
         interval = "no interval"
     else:
         interval = f"{e.ci.level:.0%} [{_fmt(e.ci.low)}, {_fmt(e.ci.high)}]"
+        clipped = _clipped_text(e)
+        if clipped:
+            interval += f" ({clipped})"
     unit = "—" if e.unit == "none" else f"{e.unit} ({e.n_units})"
     return {"statistic": e.statistic, "estimate": _fmt(e.estimate), "interval": interval,
-            "method": e.ci.method, "p-value": _fmt_p(e.pvalue), "n": str(e.n), "unit": unit}
+            "method": e.ci.method, "p-value": _fmt_p(e.pvalue, e.extra.get("pvalue_bound")), "n": str(e.n),
+            "unit": unit}
 
 
 def _estimates_html(estimates: list[Estimate], keys: list[dict], key_cols: list[str], caption: str | None,
@@ -229,6 +254,9 @@ class Estimate:
         The bootstrap distribution (kept for plots).
     extra : dict
         Statistic-specific figures (e.g. ``se0`` for the H0 standard error, ``z0`` and ``a`` for BCa).
+        Two are printed: ``pvalue_bound`` (a bootstrap p-value of 0 is below 1/B: printed
+        ``p < 1/B``) and ``clipped_low``/``clipped_high`` (an interval end clipped at the
+        statistic's range, e.g. a correlation at 1).
 
     Examples
     --------
@@ -244,6 +272,13 @@ class Estimate:
     >>> print(Estimate("cohen_kappa", 0.5321, ConfidenceInterval(float("nan"), float("nan"), 0.95, "none"),
     ...                n=202))
     cohen_kappa = 0.5321, no interval (point estimate only; n = 202)
+
+    A bootstrap p-value of 0 is below the resolution 1/B, and a clipped end says so:
+
+    >>> print(Estimate("kendall_b", 0.93, ConfidenceInterval(0.85, 1.0, 0.95, "percentile"), pvalue=0.0, n=30,
+    ...                unit="clusters", n_units=40, n_resamples=2000,
+    ...                extra={"pvalue_bound": 1 / 2000, "clipped_high": True}))
+    kendall_b = 0.9300, 95% percentile CI [0.8500, 1.0000], upper end clipped at the bound, p < 0.0005 (n = 30, clusters: 40)
     """
 
     statistic: str
@@ -325,12 +360,14 @@ class Estimate:
         return pd.DataFrame([self.row()], columns=FRAME_COLUMNS)
 
     def __str__(self) -> str:
-        p = "" if _is_nan(self.pvalue) else f", p = {_fmt_p(self.pvalue)}"
+        p = "" if _is_nan(self.pvalue) else f", p {_p_text(self)}"
         if self.ci.method == "none":
             return f"{self.statistic} = {_fmt(self.estimate)}, no interval{p} (point estimate only; n = {self.n})"
         units = "" if self.unit == "none" else f", {self.unit}: {self.n_units}"
+        clipped = _clipped_text(self)
+        clipped = f", {clipped}" if clipped else ""
         return (f"{self.statistic} = {_fmt(self.estimate)}, {self.ci.level:.0%} {self.ci.method} CI "
-                f"[{_fmt(self.ci.low)}, {_fmt(self.ci.high)}]{p} (n = {self.n}{units})")
+                f"[{_fmt(self.ci.low)}, {_fmt(self.ci.high)}]{clipped}{p} (n = {self.n}{units})")
 
     def _repr_html_(self) -> str:
         return _estimates_html([self], [{}], [], caption=None)

@@ -79,6 +79,8 @@ if TYPE_CHECKING:
 
     from ..core.results import Estimate, ResultSet
     from ..data.alignment import Paired
+    from ..systems.evaluation import SystemScores
+    from ..systems.ranking import RankCorrelation
 
 __all__ = [
     "OKABE_ITO", "PALETTE", "RATER_COLORS", "STYLE", "STATISTIC_LABELS", "TIE_RULE_LABELS",
@@ -617,30 +619,60 @@ def _pairs(v, n, what):
     raise InputError(f"{what} must be (low, high) arrays of length {n}, got shape {a.shape}")
 
 
+def _pick_correlation(v, aliases, what):
+    """One correlation out of a RankCorrelation / ResultSet / several-row frame (by its method name)."""
+    if v is None or (hasattr(v, "estimate") and hasattr(v, "ci")):
+        return v
+    if hasattr(v, "to_frame") and callable(v.to_frame) and not isinstance(v, (pd.DataFrame, pd.Series)):
+        v = _frame(v, what)
+    if isinstance(v, pd.DataFrame) and len(v) != 1:
+        col = "method" if "method" in v.columns else ("statistic" if "statistic" in v.columns else None)
+        hit = v[v[col].isin(aliases)] if col is not None else v.iloc[0:0]
+        if not len(hit):
+            have = sorted(map(str, v[col].unique())) if col is not None else []
+            raise InputError(f"{what}: the result holds no {' / '.join(aliases[:2])} (it has {', '.join(have)})",
+                             fix=f"compute it, e.g. rank_correlation(..., methods={aliases[0]!r})")
+        return hit.iloc[[0]]
+    return v
+
+
+def _is_scores(v) -> bool:
+    """A SystemScores (or any object with .matrix() and .measures)."""
+    return hasattr(v, "matrix") and callable(v.matrix) and hasattr(v, "measures")
+
+
 @_themed
-def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike, y: ArrayLike | pd.Series | None = None, *,
+def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike | SystemScores | RankCorrelation,
+                         y: ArrayLike | pd.Series | SystemScores | None = None, *,
                          x_interval: ArrayLike | None = None, y_interval: ArrayLike | None = None, tau=None,
                          rho=None, tau_ap=None, correlations: pd.DataFrame | ResultSet | None = None,
-                         xlabel: str = "metric, human qrels", ylabel: str = "metric, judge qrels",
+                         measure: str | None = None, xlabel: str | None = None, ylabel: str | None = None,
                          label_points: bool = False, identity: bool = False, ax: Axes | None = None,
                          digits: int = 3) -> Axes:
     """Per-system metric under the reference (human) qrels vs under the candidate (judge) qrels.
 
     Parameters
     ----------
-    data : DataFrame, Series or array
+    data : DataFrame, Series, array, SystemScores or RankCorrelation
         A frame with columns ``reference`` and ``candidate`` (per-system means; index or a
         ``system`` column = system names; e.g. ``rank_correlation(...).means``) and optionally
         ``reference_low, reference_high, candidate_low, candidate_high`` (topic-bootstrap
         intervals of the means). Or the reference means as a vector, with ``y`` the candidate
-        means (two Series are matched on their index).
-    y : array-like, optional
-        Candidate means, when ``data`` is a vector.
+        means (two Series are matched on their index). Or the reference's
+        :class:`~metaeval.SystemScores` with ``y`` the candidate's (the systems' means over the
+        common topics, as :func:`~metaeval.rank_correlation` computes them). Or a
+        :class:`~metaeval.RankCorrelation`: its ``.means`` are plotted and its correlations printed.
+    y : array-like or SystemScores, optional
+        Candidate means (or scores), when ``data`` is a vector (or scores).
+    measure : str, optional
+        The measure to take from two SystemScores (not needed when they hold one).
     x_interval, y_interval : (low, high) arrays, optional
         Intervals of the reference and candidate means for the vector form.
-    tau, rho, tau_ap : float, Estimate, mapping or one-row frame, optional
+    tau, rho, tau_ap : float, Estimate, RankCorrelation, mapping or frame, optional
         Kendall's tau, Spearman's rho and tau_AP to print in the corner (with their interval
-        when given). They are *not* computed here: pass the values from the ranking statistics.
+        when given). They are *not* computed here: pass the values from the ranking statistics
+        (a whole :func:`~metaeval.rank_correlation` result works: its ``kendall_b``, ``spearman``
+        or ``tau_ap`` row is taken).
     correlations : DataFrame or ResultSet, optional
         A tidy frame of rank correlations (``statistic`` one of ``kendall_b``/``kendall_tau``,
         ``spearman``, ``tau_ap``); explicit ``tau``/``rho``/``tau_ap`` take precedence.
@@ -648,8 +680,9 @@ def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike, y: ArrayLik
         Write the system name beside each point.
     identity : bool
         Draw the line y = x (useful when both axes are on the same scale).
-    xlabel, ylabel : str
-        Axis labels.
+    xlabel, ylabel : str, optional
+        Axis labels (default "<measure>, human qrels" and "<measure>, judge qrels", with
+        "metric" when the measure is not known).
     ax : matplotlib.axes.Axes, optional
         Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
     digits : int
@@ -671,7 +704,40 @@ def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike, y: ArrayLik
     >>> print(ax.texts[0].get_text())
     τ = 0.333
     ρ = 0.500
+
+    The objects the ranking statistics return work as they are:
+
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
+    >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
+    >>> rc = me.rank_correlation(human, judge, methods="kendall_b", ci_method=None)
+    >>> fig, ax = figures.subplots()
+    >>> ax = figures.plot_ranking_scatter(human, judge, tau=rc, ax=ax)
+    >>> ax.texts[0].get_text(), ax.get_xlabel()
+    ('τ = 0.830', 'nDCG@10, human qrels')
     """
+    if _is_scores(data) or _is_scores(y):
+        if not (_is_scores(data) and _is_scores(y)):
+            raise InputError("plot_ranking_scatter: pass the scores of both sides (reference and candidate)",
+                             fix="plot_ranking_scatter(human_scores, judge_scores)")
+        from ..systems.ranking import _infer_measure, score_matrices
+
+        measure = _infer_measure(data, y, measure)
+        R, C, _ = score_matrices(data, y, measure=measure)
+        data, y = pd.DataFrame({"reference": R.mean(axis=1), "candidate": C.mean(axis=1)}), None
+    elif hasattr(data, "means") and isinstance(data.means, pd.DataFrame) and hasattr(data, "to_frame"):
+        if correlations is None and tau is None and rho is None and tau_ap is None:
+            correlations = data
+        if measure is None and isinstance(getattr(data, "info", None), Mapping):
+            measure = data.info.get("measure")
+        data = data.means
+    what = "metric" if measure is None else str(measure)
+    xlabel = f"{what}, human qrels" if xlabel is None else xlabel
+    ylabel = f"{what}, judge qrels" if ylabel is None else ylabel
+    tau = _pick_correlation(tau, _CORR_KEYS["tau"], "tau")
+    rho = _pick_correlation(rho, _CORR_KEYS["rho"], "rho")
+    tau_ap = _pick_correlation(tau_ap, _CORR_KEYS["tau_ap"], "tau_ap")
     if isinstance(data, pd.DataFrame):
         if y is not None:
             raise InputError("pass either a frame or two vectors (data, y), not both")

@@ -336,11 +336,44 @@ def rbo(x: ArrayLike, y: ArrayLike, *, p: float = 0.9) -> float:
 # score matrices
 # --------------------------------------------------------------------------------------------
 
+def _measures_of(scores) -> list | None:
+    """The measures a scores object or a tidy score table holds (None: a plain matrix, no measures)."""
+    if hasattr(scores, "matrix") and callable(scores.matrix):
+        ms = getattr(scores, "measures", None)
+        return None if ms is None else [str(m) for m in ms]
+    if isinstance(scores, pd.DataFrame) and {"system", "query_id", "value", "measure"} <= set(scores.columns):
+        return [str(m) for m in pd.unique(scores["measure"])]
+    return None
+
+
+def _infer_measure(reference, candidate, measure):
+    """``measure`` as given, or the one measure both sides hold; an InputError listing them otherwise."""
+    if measure is not None:
+        return measure
+    sides = [(side, _measures_of(s)) for side, s in (("reference", reference), ("candidate", candidate))]
+    held = [(side, ms) for side, ms in sides if ms is not None]
+    if not held:
+        return None
+    for side, ms in held:
+        if len(ms) > 1:
+            raise InputError(f"{side}: the scores hold several measures ({', '.join(ms)}), and measure= must "
+                             "say which one to rank by", fix=f"pass measure={ms[0]!r} (or another of them)")
+    found = sorted({ms[0] for _, ms in held if ms})
+    if len(found) > 1:
+        raise InputError(f"the reference holds the measure {held[0][1][0]!r} and the candidate {held[1][1][0]!r}",
+                         fix="compute the same measure on both sides, or pass measure=")
+    return found[0] if found else None
+
+
 def _matrix(scores, measure, side):
     """A systems × topics DataFrame from a matrix, a tidy score table, or an object with .matrix()."""
     if hasattr(scores, "matrix") and callable(scores.matrix):
         if measure is None:
-            raise ValueError("measure= is needed to take a matrix from a scores object")
+            ms = _measures_of(scores)
+            if ms is None or len(ms) != 1:
+                raise InputError(f"{side}: cannot tell which measure to take from the scores object",
+                                 fix="pass measure=")
+            measure = ms[0]
         return scores.matrix(measure)
     if not isinstance(scores, pd.DataFrame):
         raise InputError(f"{side}: expected a systems × topics DataFrame or a score table "
@@ -390,7 +423,7 @@ def score_matrices(reference: ScoresLike, candidate: ScoresLike, *, measure: str
     info : dict
         What was left out, never silently: ``systems_only_reference``, ``systems_only_candidate``,
         ``topics_only_reference``, ``topics_only_candidate``, and ``n_topics``, ``n_systems``,
-        ``topics``.
+        ``topics``, ``measure`` (the measure taken, given or inferred; None for plain matrices).
 
     Raises
     ------
@@ -412,6 +445,7 @@ def score_matrices(reference: ScoresLike, candidate: ScoresLike, *, measure: str
     >>> ref.shape, cand.shape, info["systems_only_candidate"]
     ((30, 40), (30, 40), [])
     """
+    measure = _infer_measure(reference, candidate, measure)
     R = _matrix(reference, measure, "reference")
     C = _matrix(candidate, measure, "candidate")
     R.index, C.index = R.index.astype(str), C.index.astype(str)
@@ -444,6 +478,7 @@ def score_matrices(reference: ScoresLike, candidate: ScoresLike, *, measure: str
     info["n_topics"] = len(cols)
     info["n_systems"] = len(systems)
     info["topics"] = topics
+    info["measure"] = None if measure is None else str(measure)
     return R, C, info
 
 
@@ -514,7 +549,8 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
         measure, value``), or objects with a ``.matrix(measure)`` method (from
         :func:`~metaeval.system_scores`). Aligned by :func:`score_matrices`.
     measure : str, optional
-        Which measure to take from score tables and scores objects.
+        Which measure to take from score tables and scores objects. Not needed when they hold one
+        measure (it is then taken); with several, an InputError lists them.
     methods : str or sequence of str
         Any of ``kendall_b``, ``kendall_a``, ``spearman``, ``pearson``, ``tau_ap`` (tau_AP,a of the
         candidate against the reference), ``tau_ap_b``, ``rbo`` (extrapolated, parameter ``p``),
@@ -554,7 +590,8 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
         One Estimate per method, keyed by ``method``: ``to_frame()`` has ``method, statistic,
         estimate, ci_low, ci_high`` and the package's other columns (``bias`` is the bootstrap bias;
         ``unit`` is ``"topics"``, ``n`` the number of systems, ``n_units`` of topics). Interval
-        ends are clipped to each coefficient's range. ``.info`` says which systems and topics were
+        ends are clipped to each coefficient's range (``extra["clipped_low"]`` and
+        ``extra["clipped_high"]`` say which were, and the printed form says so). ``.info`` says which systems and topics were
         dropped from which side; ``.means`` holds the systems' means.
 
     Warns
@@ -583,7 +620,7 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
     >>> d = me.datasets.load("trec_dl_like")
     >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
     >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
-    >>> res = me.rank_correlation(human, judge, measure="nDCG@10", ci_method=None)
+    >>> res = me.rank_correlation(human, judge, ci_method=None)      # one measure: no measure= needed
     >>> [(e.statistic, round(e.estimate, 4)) for e in res]
     [('kendall_b', 0.8299), ('spearman', 0.9439), ('tau_ap', 0.789), ('rbo', 0.8755)]
     >>> tau = me.rank_correlation(human, judge, measure="nDCG@10", methods="kendall_b", rng=0)[0]
@@ -610,6 +647,8 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
         res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
                                  confidence_level=confidence_level, rng=rng, chunk=chunk)
         res.extra["debiased"] = np.clip(res.extra["debiased"], *bounds)
+        # as the engine does with bounds= (core.resample._finish_interval): say which ends were clipped
+        res.extra["clipped_low"], res.extra["clipped_high"] = res.low < bounds[0], res.high > bounds[1]
         res.low, res.high = np.clip(res.low, *bounds), np.clip(res.high, *bounds)
     else:
         res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, bounds=bounds,
@@ -669,7 +708,8 @@ def significance_agreement(reference: ScoresLike, candidate: ScoresLike, *, meas
         Per-topic scores as for :func:`rank_correlation` (aligned on the common topics by
         :func:`score_matrices`).
     measure : str, optional
-        Which measure to take from score tables and scores objects.
+        Which measure to take from score tables and scores objects. Not needed when they hold one
+        measure (it is then taken); with several, an InputError lists them.
     test : {"t", "randomization"}
         ``"t"``: the paired t-test (``scipy.stats.ttest_rel``). ``"randomization"``: the sign-flip
         randomization test of the mean difference with ``n_permutations`` random sign vectors
@@ -716,7 +756,7 @@ def significance_agreement(reference: ScoresLike, candidate: ScoresLike, *, meas
     >>> d = me.datasets.load("trec_dl_like")
     >>> human = me.system_scores(d.qrels_human, d.runs, "nDCG@10")
     >>> judge = me.system_scores(d.qrels_judge, d.runs, "nDCG@10")
-    >>> df = significance_agreement(human, judge, measure="nDCG@10")
+    >>> df = significance_agreement(human, judge)          # the scores hold one measure: nDCG@10
     >>> v = dict(zip(df["quantity"], df["value"]))
     >>> int(v["pairs"]), int(v["kept"]), int(v["lost"]), int(v["gained"]), int(v["reversed"])
     (435, 130, 102, 1, 0)
