@@ -130,3 +130,39 @@ def read_battles_missing_preference_column_test(tmp_path):
     p.write_bytes(b"item_id,model_a,model_b,outcome\nq1,a,b,A\n")
     with pytest.raises(metaeval.InputError, match="missing column.*'pref'"):
         metaeval.read_battles(p, preference="pref")
+
+
+# ------------------------------------------------------------------ length_bias / prefer_longer
+
+
+def length_bias_passes_column_names_on_test():
+    # AlpacaEval-style columns; the longer answer's soft share, counted by hand:
+    # B longer: p - 1 = 0.9, 0.8, 0.7; A longer: 2 - p = 0.8 -> mean 0.8
+    b = pd.DataFrame({"preference": [1.9, 1.2, 1.8, 1.7], "len_1": [10, 30, 5, 8], "len_2": [20, 20, 9, 12]})
+    kw = dict(outcome="preference", length_a="len_1", length_b="len_2")
+    r = metaeval.length_bias(b, ci_method=None, **kw)
+    assert r.test == "prefer_longer" and r.estimate == pytest.approx(0.8, abs=1e-12)
+    # the same through prefer_longer directly, with an interval
+    assert metaeval.length_bias(b, rng=0, n_resamples=200, **kw).estimate == pytest.approx(
+        metaeval.prefer_longer(b, rng=0, n_resamples=200, **kw).estimate)
+    # a named column that is absent is an InputError naming it, not a TypeError
+    with pytest.raises(metaeval.InputError, match="len_3"):
+        metaeval.length_bias(b, outcome="preference", length_a="len_1", length_b="len_3")
+
+
+def length_bias_no_length_variation_is_nan_test():
+    rng = np.random.default_rng(0)
+    q = rng.normal(3, 1, 50)
+    d = pd.DataFrame({"length": 120, "human": q + rng.normal(0, .5, 50), "judge": q + rng.normal(0, .5, 50)})
+    with pytest.warns(UndefinedStatisticWarning, match="same length"):
+        r = metaeval.length_bias(d)
+    f = r.to_frame()
+    assert np.isnan(r.estimate) and f.estimate.isna().all() and len(f) == 4
+    assert any("undefined" in n for n in r.notes)
+
+
+def prefer_longer_no_length_variation_is_nan_test():
+    b = pd.DataFrame({"outcome": ["A", "B", "A", "tie"], "length_a": [10, 20, 30, 5], "length_b": [10, 20, 30, 5]})
+    with pytest.warns(UndefinedStatisticWarning, match="same length"):
+        r = metaeval.length_bias(b, rng=0)
+    assert r.test == "prefer_longer" and np.isnan(r.estimate) and r.n == 0

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..core.errors import InputError, MetaevalWarning
+from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.resample import (
     CI_METHODS,
     DEFAULT_CI_METHOD,
@@ -561,8 +561,25 @@ def length_by_label(data, *, reference: str = "human", candidate: str = "judge",
 # length bias
 # --------------------------------------------------------------------------------------------
 
-def _is_battles(df) -> bool:
-    return isinstance(df, pd.DataFrame) and "outcome" in df.columns and {"length_a", "length_b"} <= set(df.columns)
+def _is_battles(df, pairwise=None) -> bool:
+    """A battles frame: the outcome and both length columns (as named in ``pairwise``) are present."""
+    kw = pairwise or {}
+    cols = {kw.get("outcome", "outcome"), kw.get("length_a", "length_a"), kw.get("length_b", "length_b")}
+    return isinstance(df, pd.DataFrame) and cols <= set(df.columns)
+
+
+NO_LENGTH_VARIATION = ("every {what} has the same length, so no length effect can be estimated; the "
+                       "statistics are undefined (NaN)")
+
+
+def _undefined(names, n, what, extra=None):
+    """NaN estimates of ``names`` (through the engine, nothing resampled) and the warning saying why."""
+    warnings.warn(NO_LENGTH_VARIATION.format(what=what), UndefinedStatisticWarning, stacklevel=3)
+    k = len(names)
+    res = bootstrap(lambda S: np.full((np.shape(S)[0], k), np.nan), Units(np.zeros((1, 1)), [max(int(n), 1)]),
+                    ci_method=None)
+    note = f"undefined: {NO_LENGTH_VARIATION.format(what=what)}"
+    return res.estimates(list(names), n=int(n), extra=dict(extra or {}, undefined=note)), note
 
 
 @_warn_once
@@ -577,7 +594,8 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
     data : pandas.DataFrame or Paired
         One row per judged item with the reference label, the candidate label and the length. A
         battles frame (columns ``outcome``, ``length_a``, ``length_b``, as from
-        :func:`metaeval.read_battles`) is handed to :func:`prefer_longer` (``reference`` and
+        :func:`metaeval.read_battles`, or as named by the ``outcome=``, ``length_a=`` and
+        ``length_b=`` keywords) is handed to :func:`prefer_longer` (``reference`` and
         ``candidate`` then name raters in its ``judge`` column; extra keywords go there).
     reference, candidate : str
         Columns of the reference (human) and candidate (judge) scores. For a Paired the defaults
@@ -606,7 +624,9 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
     rng : None, int or numpy.random.Generator
         Seed of the bootstrap; every row reports the seed that reproduces the call.
     **pairwise
-        Keywords for :func:`prefer_longer` when ``data`` is a battles frame.
+        Keywords for :func:`prefer_longer` when ``data`` is a battles frame: its column names
+        (``outcome``, ``length_a``, ``length_b``, ``rater``, ``battle``) and ``ties``; the column
+        names also tell a battles frame from item-level data.
 
     Returns
     -------
@@ -618,7 +638,8 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
         ``ordinal_logit_log_length`` (log-odds of a higher judge label per unit log length at a
         fixed reference label; only when the candidate holds 2-20 integer levels) and
         ``partial_spearman``. ``tables["by_label"]`` holds the per-label length distributions
-        (:func:`length_by_label`).
+        (:func:`length_by_label`). When every item has the same length, every row is NaN with an
+        :class:`~metaeval.UndefinedStatisticWarning` (a length effect is not identified).
 
     Notes
     -----
@@ -667,8 +688,15 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
     (0.45, True)
     >>> length_bias(d, ci_method=None).ci.method         # the point estimate only
     'none'
+
+    Battles with their own column names (AlpacaEval's soft preferences):
+
+    >>> b = pd.DataFrame({"preference": [1.9, 1.2, 1.8, 1.7], "len_1": [10, 30, 5, 8], "len_2": [20, 20, 9, 12]})
+    >>> round(length_bias(b, outcome="preference", length_a="len_1", length_b="len_2", ci_method=None).estimate, 3)
+    0.8
     """
-    if _is_battles(data):
+    if _is_battles(data, pairwise) or (isinstance(data, pd.DataFrame)
+                                       and {"outcome", "length_a", "length_b"} & set(pairwise)):
         return prefer_longer(data, reference=reference, candidate=candidate, cluster=cluster,
                              ci_method=DEFAULT_CI_METHOD if ci_method == "analytic" else ci_method,
                              n_resamples=n_resamples, confidence_level=confidence_level, rng=rng, **pairwise)
@@ -698,6 +726,13 @@ def length_bias(data, *, reference: str = "human", candidate: str = "judge", len
         raise InputError(f"length_bias: {len(ref)} usable item(s); at least 3 are needed")
     x = np.log(L) if log else L
     xname = "log_length" if log else "length"
+    if np.ptp(x) == 0:
+        names = ["ols_difference", "ols_candidate", "ols_reference", "partial_spearman"]
+        ests, note = _undefined(names, len(ref), "item")
+        res = ResultSet(name="length_bias")
+        for e, nm in zip(ests, names):
+            res.append_with(e, test=nm)
+        return _result("length_bias", res, n=len(ref), notes=notes + [note])
     X = pd.DataFrame({"const": 1.0, xname: x})
     X = pd.concat([X, covs], axis=1)
     kw = dict(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level)
@@ -837,6 +872,14 @@ def prefer_longer(battles, *, reference: str = "human", candidate: str = "judge"
     (0.7143, 7, 0.5)
     >>> prefer_longer(b, ci_method=None).primary.pvalue is None
     True
+
+    Every pair of the same length: no length effect to estimate (NaN, with a warning).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     prefer_longer(b.assign(length_b=b.length_a), ci_method=None).estimate
+    nan
     """
     if not isinstance(battles, pd.DataFrame):
         raise InputError(f"prefer_longer needs a battles DataFrame, got {type(battles).__name__}")
@@ -871,6 +914,14 @@ def prefer_longer(battles, *, reference: str = "human", candidate: str = "judge"
         gid = np.arange(len(df))
         kind = "items"
     eq = la == lb
+    if eq.all():
+        names = ["difference", "candidate", "reference"] if len(raters) == 2 else ["candidate"]
+        stats = ["p_prefer_longer_difference" if nm == "difference" else "p_prefer_longer" for nm in names]
+        ests, note = _undefined(stats, 0, "pair of responses")
+        res = ResultSet(name="prefer_longer")
+        for e, nm in zip(ests, names):
+            res.append_with(e, test=nm)
+        return _result("prefer_longer", res, n=0, notes=[note])
     o_all = df[outcome]
     inv = o_all.isna().to_numpy() | (o_all.astype("str").eq("invalid").to_numpy() if not soft else False)
     counts = []
