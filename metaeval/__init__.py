@@ -3,9 +3,7 @@
 The public API is re-exported here and loaded lazily, so that ``metaeval --help`` starts fast.
 """
 
-from __future__ import annotations
-
-import importlib
+import importlib as _importlib
 
 from .core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
 
@@ -76,13 +74,14 @@ def __getattr__(name: str):
     if name in _LAZY:
         mod = _LAZY[name]
         if mod.endswith(":"):  # a public module (metaeval.figures, metaeval.datasets)
-            value = importlib.import_module(f".{mod[:-1]}", __name__)
+            value = _importlib.import_module(f".{mod[:-1]}", __name__)
         else:
-            value = getattr(importlib.import_module(f".{mod}", __name__), name)
+            value = getattr(_importlib.import_module(f".{mod}", __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'metaeval' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    # only the public API: not the subpackages an import binds (core, output ...) nor the helpers here
+    return sorted(__all__)

@@ -19,6 +19,7 @@ import html
 import json
 import os
 import platform
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -32,7 +33,7 @@ from .. import __version__
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "NOTE_FIELDS", "to_latex", "versions", "progress"]
+__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "paper_table", "to_latex", "versions", "progress"]
 
 T = TypeVar("T")
 
@@ -125,11 +126,171 @@ def _fmt(v, digits=4) -> str:
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                  # characters the labels and captions use that pdflatex's default fonts lack
+                  "κ": r"$\kappa$", "π": r"$\pi$", "α": r"$\alpha$", "τ": r"$\tau$", "ρ": r"$\rho$",
+                  "λ": r"$\lambda$", "μ": r"$\mu$", "σ": r"$\sigma$", "β": r"$\beta$", "Δ": r"$\Delta$",
+                  "χ": r"$\chi$", "θ": r"$\theta$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
+                  "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "→": r"$\rightarrow$", "…": r"\ldots{}",
+                  "²": r"\textsuperscript{2}", "’": "'", "‘": "`", "“": "``", "”": "''", "·": r"$\cdot$"}
 
 
 def _tex(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+    import unicodedata
+
+    out = []
+    for ch in s:
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:  # accented letters lose the accent; anything else pdflatex cannot set becomes "?"
+            plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
+            out.append("".join(_LATEX_SPECIAL.get(c, c) for c in plain) or "?")
+    return "".join(out)
+
+
+#: The most columns a table has on the pages and in LaTeX (the CSV and results.json keep them all).
+MAX_COLUMNS = 6
+
+# columns that describe how the intervals were computed: one line in the caption, not columns
+_RESAMPLING = ("confidence_level", "ci_method", "n_resamples", "seed", "unit", "n_units")
+# columns that are not for the paper's table (kept in the CSV)
+_DROP = ("se", "bias")
+# counts: printed as integers
+_COUNTS = {"n", "count", "support", "rows", "times", "wins", "lean_wins", "ties", "lean_losses", "losses", "agree"}
+
+
+def _is_count(name: str) -> bool:
+    return name in _COUNTS or name.startswith("n_")
+
+
+def _label(name) -> str:
+    """The registry's reader-facing label of a statistic (the code name when it has none)."""
+    from ..core import registry
+
+    if not isinstance(name, str):
+        return _fmt(name)
+    try:
+        return registry.resolve(name).label
+    except Exception:  # not a registered statistic (pearson_r, win_rate, ...): its code name
+        return name
+
+
+def _values(df: pd.DataFrame, col: str) -> list:
+    return list(dict.fromkeys(v for v in df[col].tolist() if not (v is None or (isinstance(v, float) and np.isnan(v)))))
+
+
+def _int_or(v, digits):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    return _fmt(v, digits)
+
+
+def _resampling_note(df: pd.DataFrame) -> str:
+    def one(col):
+        vals = _values(df, col) if col in df.columns else []
+        return "/".join(_int_or(v, 4) if col != "confidence_level" else f"{100 * float(v):g}%" for v in vals)
+
+    method = one("ci_method")
+    if not method:
+        return ""
+    level, b, unit, n_units, seed = (one(c) for c in ("confidence_level", "n_resamples", "unit", "n_units", "seed"))
+    parts = [f"{level + ' ' if level else ''}intervals: {method}"]
+    if b:
+        parts.append(f"B = {b}")
+    if unit:
+        parts.append(f"resampling unit {unit}" + (f" (n = {n_units})" if n_units else ""))
+    if seed:
+        parts.append(f"seed {seed}")
+    return ", ".join(parts) + "."
+
+
+def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digits: int = 4
+                ) -> tuple[pd.DataFrame, str]:
+    """A table in a paper's shape: the text of every cell, and the resampling note for the caption.
+
+    ``estimate``, ``ci_low`` and ``ci_high`` become one cell ``estimate [low, high]``; statistic
+    names become the registry's labels (:func:`metaeval.core.registry.resolve`, e.g. ``Cohen's κ``;
+    the code name for a statistic without one); counts (``n``, ``n_*``, ``count``, ``support`` ...)
+    and the whole numbers of a ``value`` column print as integers; how the intervals were
+    computed (``confidence_level``, ``ci_method``, ``n_resamples``, ``unit``, ``n_units``, ``seed``)
+    is one sentence for the caption instead of columns; ``se``, ``bias``, columns without a value
+    and columns repeating another column are left out; at most :data:`MAX_COLUMNS` columns remain.
+    The CSV and results.json keep every column.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table of the report (e.g. ``ResultSet.to_frame()``).
+    columns : sequence of str, optional
+        The columns to show, in order (default: all); the resampling columns are read from ``df``
+        even when not listed.
+    digits : int
+        Decimals of non-integer numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Strings, at most :data:`MAX_COLUMNS` columns.
+    str
+        The resampling note (``""`` when ``df`` has no intervals), e.g.
+        ``"95% intervals: percentile, B = 2000, resampling unit query_id (n = 40), seed 7."``.
+
+    References
+    ----------
+    The labels are the registry's (:mod:`metaeval.core.registry`); the demo's tables in this shape
+    compile with pdflatex (TeX Live 2022, booktabs) in ``tests/test_report_tex.py``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"statistic": ["cohen_kappa", "pearson_r"], "estimate": [0.60334, 0.5],
+    ...                    "ci_low": [0.49, 0.4], "ci_high": [0.71, 0.6], "confidence_level": [0.95, 0.95],
+    ...                    "ci_method": ["percentile"] * 2, "se": [0.05, 0.05], "n": [202.0, 202.0],
+    ...                    "unit": ["item"] * 2, "n_units": [202, 202], "n_resamples": [2000] * 2, "seed": [7] * 2})
+    >>> table, note = paper_table(df)
+    >>> table.to_dict("records")[0]
+    {'statistic': "Cohen's κ", 'estimate [95% CI]': '0.6033 [0.4900, 0.7100]', 'n': '202'}
+    >>> note
+    '95% intervals: percentile, B = 2000, resampling unit item (n = 202), seed 7.'
+    """
+    full = df.reset_index(drop=True)
+    cols = [c for c in (list(columns) if columns is not None else list(full.columns)) if c in full.columns]
+    note = _resampling_note(full)
+    view = full[cols]
+    out: dict[str, list[str]] = {}
+    has_ci = {"estimate", "ci_low", "ci_high"} <= set(full.columns) and "estimate" in cols
+    levels = _values(full, "confidence_level") if "confidence_level" in full.columns else []
+    head = f"estimate [{100 * float(levels[0]):g}% CI]" if len(levels) == 1 else "estimate [CI]"
+    seen: list[list] = []
+    for c in cols:
+        if c in _RESAMPLING or c in _DROP or (has_ci and c in ("ci_low", "ci_high")):
+            continue
+        col = view[c]
+        if col.isna().all():
+            continue
+        raw = col.tolist()
+        if any(raw == s for s in seen):   # a column repeating another (method = statistic)
+            continue
+        seen.append(raw)
+        if c == "estimate" and has_ci:
+            cells = []
+            for e, lo, hi in zip(full["estimate"], full["ci_low"], full["ci_high"]):
+                ci = "" if pd.isna(lo) and pd.isna(hi) else f" [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+                cells.append(_fmt(e, digits) + ci)
+            out[head] = cells
+        elif c in ("statistic", "method"):
+            out[c] = [_label(v) for v in raw]
+        elif _is_count(str(c)) or c == "value":   # a "value" column mixes counts and rates: 435, 0.2345
+            out[str(c)] = [_int_or(v, digits) for v in raw]
+        else:
+            out[str(c)] = [_fmt(v, digits) for v in raw]
+    names = list(out)[:MAX_COLUMNS]
+    return pd.DataFrame({k: out[k] for k in names}, columns=names), note
 
 
 def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4) -> str:
@@ -167,7 +328,13 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     <BLANKLINE>
     """
     cols = [str(c) for c in df.columns]
-    align = "".join("r" if df[c].dtype.kind in "biuf" else "l" for c in df.columns)
+    def numeric(c):
+        if df[c].dtype.kind in "biuf":
+            return True
+        cells = [str(v) for v in df[c] if str(v) != ""]
+        return bool(cells) and all(re.fullmatch(r"-?[\d.]+( \[-?[\d.]+, -?[\d.]+\])?|-?inf", v) for v in cells)
+
+    align = "".join("r" if numeric(c) else "l" for c in df.columns)
     lines = [r"\begin{table}[t]", r"\centering"]
     if caption:
         lines.append(rf"\caption{{{_tex(caption)}}}")
@@ -296,7 +463,7 @@ class Report:
     <Report 'Example': 1 table, 0 figures, 1 note>
     >>> out = r.write(tempfile.mkdtemp())
     >>> sorted(p.name for p in out.iterdir())
-    ['report.html', 'report.md', 'results.json', 'tables']
+    ['report.html', 'report.md', 'report.tex', 'results.json', 'tables']
     >>> print(r.to_markdown().split("## Notes")[1].splitlines()[-1])
     | kappa | SmallSampleWarning | cluster bootstrap over 3 clusters | 2 |
     >>> '<h2 id="notes">Notes</h2>' in r._repr_html_()
@@ -373,7 +540,7 @@ class Report:
 
     def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns: Iterable[str] | None = None,
               digits: int = 4) -> None:
-        """Add a table (all columns go to CSV/LaTeX/JSON; ``columns`` limits what the pages show).
+        """Add a table (all columns go to CSV and JSON; the pages and LaTeX show :func:`paper_table`).
 
         Parameters
         ----------
@@ -382,7 +549,8 @@ class Report:
         df : pandas.DataFrame
         caption : str, optional
         columns : sequence of str, optional
-            The columns shown in report.md and report.html.
+            The columns shown in report.md, report.html and the LaTeX table (then shaped by
+            :func:`paper_table`).
         digits : int
             Decimals shown on the pages (the files keep full precision).
 
@@ -397,7 +565,7 @@ class Report:
         <BLANKLINE>
         | statistic | estimate |
         |---|---|
-        | cohen_kappa | 0.6033 |
+        | Cohen's κ | 0.6033 |
         """
         if name in self.tables:
             raise ValueError(f"duplicate table name {name!r}")
@@ -510,10 +678,9 @@ class Report:
                 md += ["```", block[1], "```", ""]
             elif kind == "table":
                 _, name, caption, columns, digits = block
-                df = self.tables[name]
-                show = df[columns] if columns else df
+                show, note = paper_table(self.tables[name], columns, digits=digits)
                 cap = f"{caption} (`tables/{name}.csv`)" if caption else f"`tables/{name}.csv`"
-                md += [f"*{cap}*", "", _md_table(show, digits), ""]
+                md += [f"*{cap}*" + (f" {note[0].upper()}{note[1:]}" if note else ""), "", _md_table(show, digits), ""]
             elif kind == "figure":
                 _, name, caption = block
                 md += [f"![{caption or name}](figures/{name}.png)", ""]
@@ -536,10 +703,10 @@ class Report:
                 body.append(f"<pre>{html.escape(block[1])}</pre>")
             elif kind == "table":
                 _, name, caption, columns, digits = block
-                df = self.tables[name]
-                show = df[columns] if columns else df
+                show, note = paper_table(self.tables[name], columns, digits=digits)
                 body.append(f"<p class=\"caption\">{html.escape(caption or name)} "
-                            f"(<code>tables/{html.escape(name)}.csv</code>, <code>.tex</code>)</p>")
+                            f"(<code>tables/{html.escape(name)}.csv</code>, <code>.tex</code>)"
+                            + (f" {html.escape(note[0].upper() + note[1:])}" if note else "") + "</p>")
                 body.append(_html_table(show, digits))
             elif kind == "figure":
                 _, name, caption = block
@@ -549,6 +716,54 @@ class Report:
         if self._notes:
             body += ["<h2 id=\"notes\">Notes</h2>", f"<p>{html.escape(_NOTES_INTRO)}</p>", _html_table(self.notes)]
         return "\n".join(body)
+
+    def _table_blocks(self):
+        captions = {b[1]: b for b in self.blocks if b[0] == "table"}
+        return [captions[name] for name in self.tables]
+
+    def to_latex(self, tables: str | os.PathLike | None = None) -> str:
+        """The report as a LaTeX document (the text of ``report.tex``) that ``\\input``s every table.
+
+        Each table is in the paper's shape (:func:`paper_table`): at most :data:`MAX_COLUMNS` columns,
+        the study's caption followed by the resampling note. The document needs only booktabs
+        (Debian's ``texlive-latex-recommended``) and compiles with ``pdflatex report.tex``.
+
+        Parameters
+        ----------
+        tables : str or Path, optional
+            When given, write ``<name>.tex`` for every table into this folder (:meth:`write` passes
+            ``tables/``); the document inputs them from ``tables/``.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> r = Report("Judge_1 & co")
+        >>> r.table("kappa", pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.6033]}), "Agreement")
+        >>> tex = r.to_latex()
+        >>> print(tex.splitlines()[6])
+        \\title{Judge\\_1 \\& co}
+        >>> [ln for ln in tex.splitlines() if ln.startswith("\\\\input")]
+        ['\\\\input{tables/kappa.tex}']
+        """
+        lines = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
+                 r"\usepackage{booktabs}", r"\usepackage[margin=2cm]{geometry}", r"\usepackage{graphicx}",
+                 rf"\title{{{_tex(self.title)}}}", r"\date{}", r"\begin{document}", r"\maketitle", ""]
+        for i, (_, name, caption, columns, digits) in enumerate(self._table_blocks()):
+            if tables is not None:
+                show, note = paper_table(self.tables[name], columns, digits=digits)
+                cap = caption or name.replace("_", " ")
+                cap = f"{cap.rstrip('. ')}. {note[0].upper()}{note[1:]}" if note else cap
+                Path(tables, f"{name}.tex").write_text(to_latex(show, caption=cap, label=f"tab:{name}",
+                                                                digits=digits), encoding="utf-8")
+            lines.append(rf"\input{{tables/{name}.tex}}")
+            if i % 4 == 3:  # let the floats out before LaTeX runs out of float slots
+                lines.append(r"\clearpage")
+        lines += ["", r"\end{document}", ""]
+        return "\n".join(lines)
 
     def to_html(self) -> str:
         """The report as one self-contained HTML page (the text of ``report.html``).
@@ -606,8 +821,7 @@ class Report:
         (out / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
             df.to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n")
-            (out / "tables" / f"{name}.tex").write_text(to_latex(df, caption=name.replace("_", " "),
-                                                                 label=f"tab:{name}"), encoding="utf-8")
+        (out / "report.tex").write_text(self.to_latex(out / "tables"), encoding="utf-8")
         pngs = {}
         if self.figures:
             (out / "figures").mkdir(parents=True, exist_ok=True)

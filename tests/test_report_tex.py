@@ -1,0 +1,116 @@
+"""Paper-ready output: the demo's report.tex compiles with pdflatex; tables in a paper's shape."""
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from metaeval.output.demo import run_demo
+from metaeval.output.report import MAX_COLUMNS, Report, paper_table, to_latex
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo")
+    run_demo(out, seed=7, n_resamples=60)
+    return out
+
+
+def _tabular_columns(tex: str) -> int:
+    return len(re.search(r"\\begin\{tabular\}\{([lrc]+)\}", tex).group(1))
+
+
+def demo_report_tex_inputs_every_table_test(demo):
+    tex = (demo / "report.tex").read_text()
+    inputs = re.findall(r"\\input\{tables/([^}]+)\.tex\}", tex)
+    assert sorted(inputs) == sorted(p.stem for p in (demo / "tables").glob("*.csv"))
+    assert r"\usepackage{booktabs}" in tex
+
+
+def demo_tables_have_at_most_six_columns_test(demo):
+    for p in sorted((demo / "tables").glob("*.tex")):
+        tex = p.read_text()
+        n = _tabular_columns(tex)
+        header = tex.split(r"\toprule")[1].split(r"\\")[0]
+        assert n <= MAX_COLUMNS == 6 and header.count("&") == n - 1, p.name
+        # the resampling settings are in the caption, not in columns
+        assert not re.search(r"\b(n\\_resamples|seed|ci\\_method|ci\\_low)\b", header), p.name
+
+
+def demo_csv_keeps_every_column_test(demo):
+    with open(demo / "tables" / "trec_agreement.csv") as f:
+        header = next(csv.reader(f))
+    # the CSV is machine-readable: every column of ResultSet.to_frame() (metaeval.core.results.FRAME_COLUMNS)
+    from metaeval.core.results import FRAME_COLUMNS
+    assert header == FRAME_COLUMNS
+
+
+def demo_agreement_table_is_paper_shaped_test(demo):
+    tex = (demo / "tables" / "trec_agreement.tex").read_text()
+    # labels from the registry (metaeval.core.registry.resolve("cohen_kappa").label == "Cohen's κ")
+    assert "Cohen's $\\kappa$ (quadratic) & " in tex and "cohen\\_kappa" not in tex
+    # estimate [low, high] in one cell; the note names method, B, unit and seed
+    assert re.search(r"Cohen's \$\\kappa\$ & 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\] \\\\", tex)
+    cap = re.search(r"\\caption\{(.*)\}", tex).group(1)
+    assert "B = 60" in cap and "seed 7" in cap and "query\\_id" in cap and "(n = 40)" in cap
+    md = (demo / "report.md").read_text()
+    # counts print as integers: the alignment counts of data_samples/README.md (7,731 pairs)
+    assert "| human | matched | 7731 |" in md and "7731.0000" not in md
+    # and the significance summary's counts (30 runs: 435 pairs)
+    assert "| pairs | 435 | t | holm |" in md
+
+
+def demo_report_tex_compiles_with_pdflatex_test(demo, tmp_path):
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is not installed; .ci/run installs Debian's texlive-latex-recommended")
+        pytest.skip("pdflatex not installed (apt-get install texlive-latex-recommended)")
+    work = tmp_path / "tex"
+    shutil.copytree(demo, work)
+    r = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=work,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert (work / "report.pdf").stat().st_size > 10_000
+    log = (work / "report.log").read_text(errors="replace")
+    assert "Missing character" not in log and "Undefined control sequence" not in log
+
+
+def latex_escapes_special_characters_and_greek_test():
+    tex = to_latex(pd.DataFrame({"a_b": ["x & y % 50$ #1 ~ ^ {κ} – α"]}), caption="judge_1 τ")
+    assert r"a\_b" in tex and r"\caption{judge\_1 $\tau$}" in tex
+    assert r"x \& y \% 50\$ \#1 \textasciitilde{} \textasciicircum{} \{$\kappa$\} -- $\alpha$" in tex
+    assert all(ord(ch) < 128 for ch in tex)
+
+
+def paper_table_shape_test():
+    df = pd.DataFrame({"method": ["kendall_b"], "statistic": ["kendall_b"], "estimate": [0.8],
+                       "ci_low": [0.7], "ci_high": [0.9], "confidence_level": [0.9], "ci_method": ["bca"],
+                       "se": [0.05], "bias": [0.0], "pvalue": [float("nan")], "n": [30.0], "unit": ["items"],
+                       "n_units": [30], "n_resamples": [2000], "seed": [1]})
+    table, note = paper_table(df)
+    # the duplicated statistic column, se, bias, the empty p-value and the resampling columns are gone
+    assert list(table.columns) == ["method", "estimate [90% CI]", "n"]
+    assert table.iloc[0].tolist() == ["kendall_b", "0.8000 [0.7000, 0.9000]", "30"]
+    assert note == "90% intervals: bca, B = 2000, resampling unit items (n = 30), seed 1."
+    wide = pd.DataFrame({f"c{i}": [i] for i in range(9)})
+    assert paper_table(wide)[0].shape == (1, MAX_COLUMNS)
+
+
+def report_tex_uses_study_caption_test(tmp_path):
+    r = Report("R")
+    r.table("k", pd.DataFrame({"statistic": ["gwet_ac1"], "estimate": [0.5], "ci_low": [0.4], "ci_high": [0.6],
+                               "ci_method": ["percentile"], "n_resamples": [100], "seed": [3]}), "My caption")
+    out = r.write(tmp_path)
+    tex = (out / "tables" / "k.tex").read_text()
+    assert r"\caption{My caption. Intervals: percentile, B = 100, seed 3.}" in tex
+    assert "Gwet's AC1 & 0.5000 [0.4000, 0.6000]" in tex
+
+
+def namespace_shows_only_the_public_api_test():
+    import metaeval.output.report  # binds metaeval.output, which dir() must not show
+    assert dir(metaeval) == sorted(metaeval.__all__)
