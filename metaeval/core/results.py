@@ -72,9 +72,18 @@ def _fmt_p(p, bound=None) -> str:
     return f"{float(p):.4g}"
 
 
+def _p_bound(e):
+    """The bound a p-value of 0 is below: ``extra["pvalue_bound"]`` (set by the engine), else 1/B
+    for an estimate with B bootstrap resamples (a p-value attached outside the engine), else None."""
+    bound = e.extra.get("pvalue_bound")
+    if bound is None and not _is_nan(e.pvalue) and float(e.pvalue) == 0.0 and (e.n_resamples or 0) > 0:
+        bound = 1.0 / e.n_resamples
+    return bound
+
+
 def _p_text(e) -> str:
     """``p = 0.0312`` or ``p < 0.0005`` (a bootstrap p-value of 0: below the resolution 1/B)."""
-    t = _fmt_p(e.pvalue, e.extra.get("pvalue_bound"))
+    t = _fmt_p(e.pvalue, _p_bound(e))
     return t if t.startswith("<") else f"= {t}"
 
 
@@ -137,7 +146,7 @@ def _html_cells(e: Estimate) -> dict[str, str]:
             interval += f" ({clipped})"
     unit = "—" if e.unit == "none" else f"{e.unit} ({e.n_units})"
     return {"statistic": e.statistic, "estimate": _fmt(e.estimate), "interval": interval,
-            "method": e.ci.method, "p-value": _fmt_p(e.pvalue, e.extra.get("pvalue_bound")), "n": str(e.n),
+            "method": e.ci.method, "p-value": _fmt_p(e.pvalue, _p_bound(e)), "n": str(e.n),
             "unit": unit}
 
 
@@ -255,7 +264,8 @@ class Estimate:
     extra : dict
         Statistic-specific figures (e.g. ``se0`` for the H0 standard error, ``z0`` and ``a`` for BCa).
         Two are printed: ``pvalue_bound`` (a bootstrap p-value of 0 is below 1/B: printed
-        ``p < 1/B``) and ``clipped_low``/``clipped_high`` (an interval end clipped at the
+        ``p < 1/B``; without the entry, a p-value of 0 on an estimate with B resamples prints
+        the same) and ``clipped_low``/``clipped_high`` (an interval end clipped at the
         statistic's range, e.g. a correlation at 1).
 
     Examples

@@ -623,9 +623,10 @@ def _pick_correlation(v, aliases, what):
     """One correlation out of a RankCorrelation / ResultSet / several-row frame (by its method name)."""
     if v is None or (hasattr(v, "estimate") and hasattr(v, "ci")):
         return v
-    if hasattr(v, "to_frame") and callable(v.to_frame) and not isinstance(v, (pd.DataFrame, pd.Series)):
+    result = hasattr(v, "to_frame") and callable(v.to_frame) and not isinstance(v, (pd.DataFrame, pd.Series))
+    if result:
         v = _frame(v, what)
-    if isinstance(v, pd.DataFrame) and len(v) != 1:
+    if isinstance(v, pd.DataFrame) and (result or len(v) != 1):
         col = "method" if "method" in v.columns else ("statistic" if "statistic" in v.columns else None)
         hit = v[v[col].isin(aliases)] if col is not None else v.iloc[0:0]
         if not len(hit):
