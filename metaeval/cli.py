@@ -6,9 +6,107 @@ Bad input prints one line (the InputError message) on stderr and exits with stat
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 
 from .core.errors import InputError
+
+#: The library's keyword -> the CLI's flag, for fix hints printed on the command line.
+KEYWORD_FLAGS = {
+    "on": "--on", "item": "--on", "label": "--label", "scale": "--scale", "out_of_scale": "--out-of-scale",
+    "duplicates": "--duplicates", "refusal_flag": "--refusal-flag", "refusals": "--refusals",
+    "unjudged": "--unjudged", "cluster": "--cluster", "n_resamples": "--n-resamples", "seed": "--seed",
+    "rng": "--seed", "ci_method": "--ci-method",
+}
+_QUOTED = r"(?:'[^']*'|\"[^\"]*\")"
+_KEYWORD_RE = re.compile(
+    r"(?<![\w.\-])(?P<kw>" + "|".join(sorted(KEYWORD_FLAGS, key=len, reverse=True)) + r")="
+    r"(?:\((?P<tup>[^()]*)\)|(?P<q>" + _QUOTED + r")(?P<alts>(?:,\s*" + _QUOTED + r"|\s+or\s+" + _QUOTED + r")*)"
+    r"|(?P<bare>[\w.\-]+))?")
+
+
+def cli_syntax(text: str) -> str:
+    """A library message with its Python keywords written as the CLI's flags.
+
+    Parameters
+    ----------
+    text : str
+        A message, e.g. an InputError's text with ``Fix: pass out_of_scale='clip'``.
+
+    Returns
+    -------
+    str
+        The same text with each ``keyword=value`` of :data:`KEYWORD_FLAGS` written as ``--flag value``
+        (tuples as comma-separated values, quotes removed); other text is unchanged.
+
+    References
+    ----------
+    The keywords of :func:`metaeval.align` and :func:`metaeval.agreement_report` and the flags of
+    :func:`build_parser`; tests/test_cli_front_door.py.
+
+    Examples
+    --------
+    >>> cli_syntax("Fix: pass out_of_scale='clip', 'drop' or 'missing' to choose a policy")
+    'Fix: pass --out-of-scale clip, drop or missing to choose a policy'
+    >>> cli_syntax("columns qid, docno, rel: pass on=('qid', 'docno'), label='rel'")
+    'columns qid, docno, rel: pass --on qid,docno --label rel'
+    >>> cli_syntax("rename the column or pass on=")
+    'rename the column or pass --on'
+    """
+    def repl(m):
+        flag = KEYWORD_FLAGS[m.group("kw")]
+        if m.group("tup") is not None:
+            value = ",".join(v.strip().strip("'\"") for v in m.group("tup").split(",") if v.strip())
+        elif m.group("q") is not None:
+            value = m.group("q")[1:-1] + re.sub(r"['\"]", "", m.group("alts") or "")
+        else:
+            value = m.group("bare") or ""
+        return f"{flag} {value}" if value else flag
+
+    out = _KEYWORD_RE.sub(repl, text)
+    return re.sub(r"(--[\w-]+ [^\s,]+(?:,[^\s,]+)*), (?=--)", r"\1 ", out)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line with the fix (exit status 2)."""
+
+    def error(self, message):
+        m = re.search(r"argument (\S+): invalid choice: '?([^' ]*)'? \(choose from (.*)\)", message)
+        if m:
+            flag = m.group(1).split("/")[-1]
+            choices = [c.strip(" '") for c in m.group(3).split(",")]
+            close = difflib.get_close_matches(m.group(2), choices, n=1, cutoff=0.5)
+            message = (f"argument {flag}: invalid value {m.group(2)!r}. Expected one of {', '.join(choices)}. "
+                       f"Fix: {flag} {close[0] if close else choices[0]}")
+        elif "<FLAG>" in message:
+            m = re.match(r"argument (\S+): ", message)
+            message = message.replace("<FLAG>", m.group(1).split("/")[-1] if m else "the flag")
+        elif message.startswith("unrecognized arguments: "):
+            options = {o for a in self._actions for o in a.option_strings}
+            for a in self._actions:
+                if isinstance(a, argparse._SubParsersAction):
+                    options |= {o for sp in a.choices.values() for x in sp._actions for o in x.option_strings}
+            bad = [w.split("=")[0] for w in message.split(": ", 1)[1].split() if w.startswith("--")]
+            close = difflib.get_close_matches(bad[0], sorted(options), n=1, cutoff=0.6) if bad else []
+            message += f". Fix: {close[0]}" if close else f" (see {self.prog} -h)"
+        else:
+            message = f"{message} (see {self.prog} -h)"
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _number_or(*words):
+    def parse(text):
+        if text in words:
+            return text
+        try:
+            return float(text)
+        except ValueError:
+            close = difflib.get_close_matches(text, words, n=1, cutoff=0.0) or list(words)
+            raise argparse.ArgumentTypeError(
+                f"invalid value {text!r}. Expected {', '.join(words)} or a number. Fix: <FLAG> {close[0]}") from None
+    parse.__name__ = " or ".join(words) + " or a number"
+    return parse
 
 
 def _scale(text):
@@ -27,27 +125,98 @@ def _scale(text):
 def _cmd_inspect(args) -> int:
     from .data.inspect import inspect_file
 
-    print(inspect_file(args.file, scale=_scale(args.scale)).render())
+    print(cli_syntax(inspect_file(args.file, scale=_scale(args.scale)).render()))
+    return 0
+
+
+def _accounting(report) -> str:
+    """The alignment accounting in one line."""
+    parts = []
+    for side in report.names:
+        fates = ", ".join(f"{n} {fate}" for (s, fate), n in report.counts.items() if s == side and n)
+        parts.append(f"{side} {report.sources.get(side, '?')} {report.n_input[side]} rows ({fates or 'none'})")
+    return f"aligned {report.n_pairs} pairs: " + "; ".join(parts)
+
+
+def _suggest_columns(exc: InputError, on: str, label: str) -> InputError:
+    """A missing key or label column of a file: the error again, with the mapping guessed from its columns."""
+    if not (exc.problem.startswith(("no key column", "no label column")) and exc.source):
+        return exc
+    from .data import io as mio
+    from .data.inspect import _guess_mapping
+
+    try:
+        raw, _, _ = mio._read_table(exc.source)
+    except (InputError, OSError):
+        return exc
+    keys, lab = _guess_mapping(raw, label if label in raw.columns else None)
+    if not keys or not lab:
+        return exc
+    fix = f"pass --on {','.join(keys)} --label {lab}"
+    return InputError(exc.problem, source=exc.source, line=exc.line, expected=exc.expected, fix=fix)
+
+
+def _label_arg(text):
+    return text if "," not in text else tuple(text.split(","))
+
+
+def _cmd_agree(args) -> int:
+    import warnings
+
+    from .agreement.coefficients import agreement_report
+    from .data.alignment import align
+
+    try:
+        paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
+                       scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
+                       unjudged=args.unjudged)
+    except InputError as exc:
+        raise _suggest_columns(exc, args.on, args.label) from None
+    print(_accounting(paired.report))
+    if len(paired) == 0:
+        raise InputError("no key occurs on both sides, so there are no pairs to compare",
+                         source=f"{args.reference} / {args.candidate}",
+                         fix=f"check the key columns (--on {args.on}) and that both files judge the same items")
+    if args.binarize is not None:
+        paired = paired.binarize(args.binarize)
+    if args.cluster is not None and args.cluster not in paired.data.columns:
+        cols = [c for c in paired.data.columns if c not in ("reference", "candidate")]
+        raise InputError(f"no column {args.cluster!r} to cluster on", source=args.reference,
+                         expected=f"one of {', '.join(map(str, cols))}", fix=f"--cluster {cols[0]}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = agreement_report(paired, cluster=args.cluster, ci_method=None if args.ci_method == "none"
+                               else args.ci_method, n_resamples=args.n_resamples, rng=args.seed)
+    frame = res.to_frame()
+    if args.format == "csv":
+        print(frame.to_csv(index=False), end="")
+    elif args.format == "json":
+        print(frame.to_json(orient="records", indent=1, double_precision=15))
+    else:
+        level = f"{frame['confidence_level'].iloc[0]:.0%}"
+        unit = frame["unit"].iloc[0]
+        shown = frame[["statistic", "estimate", "ci_low", "ci_high", "n"]].rename(
+            columns={"ci_low": f"{level} low", "ci_high": f"{level} high"})
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}",
+                              formatters={"n": lambda v: f"{int(v)}"}))
+        ci = frame["ci_method"].iloc[0]
+        if ci != "none":
+            print(f"{ci} intervals from {args.n_resamples} resamples of {frame['n_units'].iloc[0]} {unit} "
+                  f"(seed {args.seed})")
+    for w in caught:
+        print(f"warning: {cli_syntax(str(w.message))}", file=sys.stderr)
     return 0
 
 
 def _cmd_align(args) -> int:
     from .data.alignment import align
 
-    label = args.label if "," not in args.label else tuple(args.label.split(","))
-    refusals = args.refusals
     try:
-        refusals = float(refusals)
-    except ValueError:
-        pass
-    unjudged = args.unjudged
-    try:
-        unjudged = float(unjudged)
-    except ValueError:
-        pass
-    paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=label,
-                   scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
-                   refusal_flag=args.refusal_flag, refusals=refusals, unjudged=unjudged)
+        paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
+                       scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
+                       refusal_flag=args.refusal_flag, refusals=args.refusals, unjudged=args.unjudged)
+    except InputError as exc:
+        raise _suggest_columns(exc, args.on, args.label) from None
     print(paired.report)
     return 0
 
@@ -71,6 +240,10 @@ def _cmd_report(args) -> int:
     rep = run_study(study, args.out)
     print(f"{len(rep.tables)} tables and {len(rep.figures)} figures written to {args.out}/ "
           f"(report.md, report.html, results.json)")
+    lines = headlines(rep.tables)
+    if lines:
+        print("headline numbers (one row per table of estimates; every row is in the report):")
+        print("\n".join(f"  {line}" for line in lines))
     notes = rep.notes
     if len(notes):
         print(f"{len(notes)} note{'' if len(notes) == 1 else 's'} (warnings, rows left out), listed under Notes:")
@@ -79,8 +252,74 @@ def _cmd_report(args) -> int:
     return 0
 
 
+#: Statistics preferred as a table's headline, in this order (else the table's first row).
+HEADLINE_STATISTICS = ("cohen_kappa", "kappa", "kendall_b", "kendall_tau", "pearson_r", "spearman_rho",
+                       "agreement", "win_rate")
+
+
+def headlines(tables: dict) -> list[str]:
+    """One line per table of estimates: the headline statistic, its interval and what it was resampled over.
+
+    Parameters
+    ----------
+    tables : dict of str to pandas.DataFrame
+        A report's tables (``Report.tables``); tables without ``statistic``, ``estimate``, ``ci_low``
+        and ``ci_high`` columns are skipped.
+
+    Returns
+    -------
+    list of str
+        ``"<table>: <statistic> <estimate> [<low>, <high>] (n=<n>, <n_units> <unit>)"``, preceded by
+        the row's grouping columns when the table has any.
+
+    References
+    ----------
+    The tables :func:`metaeval.run_study` writes; tests/test_cli_front_door.py runs ``metaeval
+    report`` on a study and checks the kappa line against the table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"statistic": ["observed_agreement", "cohen_kappa"], "estimate": [0.81, 0.6033],
+    ...                   "ci_low": [0.76, 0.51], "ci_high": [0.85, 0.69], "n": [202, 202],
+    ...                   "unit": ["clusters", "clusters"], "n_units": [35, 35]})
+    >>> headlines({"kappa": t, "counts": pd.DataFrame({"side": ["a"], "count": [3]})})
+    ['kappa: cohen_kappa 0.6033 [0.5100, 0.6900] (n=202, 35 clusters)']
+    """
+    import math
+
+    out = []
+    for name, df in tables.items():
+        if not {"statistic", "estimate", "ci_low", "ci_high"} <= set(df.columns) or not len(df):
+            continue
+        stats = list(df["statistic"])
+        pick = next((stats.index(s) for s in HEADLINE_STATISTICS if s in stats), 0)
+        row = df.iloc[pick]
+        groups = [c for c in df.columns[:list(df.columns).index("statistic")]]
+        where = " ".join(f"{c}={row[c]}" for c in groups)
+        est = f"{row['estimate']:.4f}"
+        if not (math.isnan(row["ci_low"]) or math.isnan(row["ci_high"])):
+            est += f" [{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+        extra = []
+        if "n" in df.columns and not _isnan(row["n"]):
+            extra.append(f"n={int(row['n'])}")
+        if {"unit", "n_units"} <= set(df.columns) and not _isnan(row["n_units"]) and int(row["n_units"]) > 0 \
+                and str(row["unit"]) not in ("none", "", "nan"):
+            extra.append(f"{int(row['n_units'])} {row['unit']}")
+        out.append(f"{name}: " + (f"{where} " if where else "") + f"{row['statistic']} {est}"
+                   + (f" ({', '.join(extra)})" if extra else ""))
+    return out
+
+
+def _isnan(v) -> bool:
+    try:
+        return v != v or v is None
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``metaeval`` command (inspect, align, report, demo).
+    """The argument parser of the ``metaeval`` command (agree, inspect, align, report, demo).
 
     Returns
     -------
@@ -92,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.study, args.seed, args.n_resamples
     ('report', 'study.toml', 7, None)
     """
-    p = argparse.ArgumentParser(prog="metaeval", description="Statistical meta-evaluation of LLM and VLM judges.")
+    p = _Parser(prog="metaeval", description="Statistical meta-evaluation of LLM and VLM judges.")
     p.add_argument("--version", action="version", version=f"metaeval {__import__('metaeval').__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -110,9 +349,29 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out-of-scale", default="error", choices=["error", "clip", "drop", "missing"])
     a.add_argument("--duplicates", default="error", choices=["error", "first", "last", "majority", "mean"])
     a.add_argument("--refusal-flag", default=None, help="column whose truthy values mark refusals")
-    a.add_argument("--refusals", default="keep", help="keep, drop, or a label to assign")
-    a.add_argument("--unjudged", default="drop", help="drop, keep, or a fill label (e.g. 0)")
+    a.add_argument("--refusals", default="keep", type=_number_or("keep", "drop"),
+                   help="keep, drop, or a label to assign")
+    a.add_argument("--unjudged", default="drop", type=_number_or("drop", "keep"),
+                   help="drop, keep, or a fill label (e.g. 0)")
     a.set_defaults(func=_cmd_align)
+
+    g = sub.add_parser("agree", help="align two judgment files and print their agreement with intervals")
+    g.add_argument("reference", help="the reference (human) qrels or table of judgments")
+    g.add_argument("candidate", help="the candidate (judge) qrels or table of judgments")
+    g.add_argument("--on", default="query_id,doc_id", help="key column(s), comma-separated")
+    g.add_argument("--label", default="relevance", help="label column (or ref,cand)")
+    g.add_argument("--scale", help="declared levels, e.g. 0,1,2,3 (default: the labels seen)")
+    g.add_argument("--cluster", default=None, help="resample this column's groups (e.g. query_id: topic intervals)")
+    g.add_argument("--binarize", type=float, default=None, help="compare label >= this threshold (e.g. 2)")
+    g.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    g.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples")
+    g.add_argument("--seed", type=int, default=20261130, help="random seed of the bootstrap")
+    g.add_argument("--ci-method", default="bca", choices=["bca", "percentile", "basic", "analytic", "none"])
+    g.add_argument("--out-of-scale", default="error", choices=["error", "clip", "drop", "missing"])
+    g.add_argument("--duplicates", default="error", choices=["error", "first", "last", "majority", "mean"])
+    g.add_argument("--unjudged", default="drop", type=_number_or("drop"),
+                   help="drop, or a fill label for reference items the candidate did not judge (e.g. 0)")
+    g.set_defaults(func=_cmd_agree)
 
     r = sub.add_parser("report", help="run a study file (TOML) and write the report folder")
     r.add_argument("study", help="the study file (see metaeval.study for the format)")
@@ -153,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except InputError as exc:
-        print(f"metaeval: error: {exc}".replace("\n", " "), file=sys.stderr)
+        print(cli_syntax(f"metaeval: error: {exc}".replace("\n", " ")), file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. `metaeval align ... | head`
         return 0

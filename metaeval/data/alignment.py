@@ -26,6 +26,7 @@ kept: out-of-scale labels clipped, refusals kept as recorded or relabelled, conf
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..core.errors import InputError
+from ..core.errors import InputError, MetaevalWarning
 from ..core.scale import Scale
 
 __all__ = ["align", "Paired", "AlignmentReport", "FATES"]
@@ -645,6 +646,9 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
         raise InputError(f"no refusal flag column {refusal_flag!r} on either side",
                          source=f"{loaded[0][1]} / {loaded[1][1]}", fix="check refusal_flag=")
     for (df, name, lines), side, lab in zip(loaded, names, labels):
+        if len(df) == 0:  # files with no rows are InputErrors when read; an empty frame is said here
+            warnings.warn(f"{name}: the {side} side has no rows, so there are no pairs (check that the "
+                          f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=2)
         frame, fate = _side(df, name, lines, side, on, lab, scale, out_of_scale, duplicates, refusal_flag,
                             refusal_value, refusals, counts, notes, oos_rows, conflict_rows)
         sides.append((df, frame, fate))

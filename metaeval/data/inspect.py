@@ -98,6 +98,9 @@ class Inspection:
         Label → count (labelled kinds only).
     problems : list of str
         What looks wrong (duplicates, conflicts, NaN scores, ties, labels outside the scale ...).
+    mapping : dict, optional
+        For a table whose key or label columns were not found: the guessed ``{"on": (...), "label":
+        ...}`` to pass to :func:`metaeval.align` (also named, in Python syntax, among the problems).
 
     Examples
     --------
@@ -114,6 +117,7 @@ class Inspection:
     facts: dict = field(default_factory=dict)
     distribution: pd.Series | None = None
     problems: list = field(default_factory=list)
+    mapping: dict | None = None
 
     def render(self) -> str:
         """The inspection as text (what ``metaeval inspect`` prints).
@@ -187,7 +191,7 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     if not os.path.exists(path):
         raise InputError("file not found", source=str(path), fix="check the path")
     kind = detect_kind(path)
-    problems, facts, dist = [], {}, None
+    problems, facts, dist, mapping = [], {}, None, None
     if kind == "qrels":
         df = mio.read_qrels(path)
         keys, label = ["query_id", "doc_id"], "relevance"
@@ -226,8 +230,19 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
         raw, _, _ = mio._read_table(path)
         cols = list(raw.columns)
         label = next((c for c in ("label", "relevance", "score", "human", "judge") if c in cols), None)
+        known_item = {"query_id", "doc_id"} <= set(cols) or any(c in cols for c in ("item_id", "doc_id", "id"))
         item = ["query_id", "doc_id"] if {"query_id", "doc_id"} <= set(cols) else \
             [next((c for c in ("item_id", "doc_id", "id") if c in cols), cols[0])]
+        if label is None or not known_item:
+            on, lab = _guess_mapping(raw, label)
+            what = " and ".join(w for w, miss in (("key", not known_item), ("label", label is None)) if miss)
+            hint = ", ".join(x for x in ((f"on={(on[0] if len(on) == 1 else tuple(on))!r}" if on else ""), (f"label={lab!r}" if lab else "")) if x)
+            problems.append(f"cannot find the {what} column(s) (keys query_id and doc_id, or item_id; a label "
+                            f"named label or relevance); columns {', '.join(map(str, cols))}"
+                            + (f": pass {hint}" if hint else ""))
+            mapping = {"on": tuple(on) if on else None, "label": lab}
+            if not known_item:
+                label = None
         df = mio.read_judgments(path, item=item if len(item) > 1 else item[0], label=label) if label else raw
         # several raters or samples per item are not duplicates
         extra = [c for c in ("rater", "judge", "sample", "annotator") if c in cols and c != label]
@@ -257,4 +272,28 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
             else:
                 problems.append(f"{nkeys} key(s) occur more than once")
     return Inspection(path=str(path), kind=kind, rows=len(df), frame=df, facts=facts, distribution=dist,
-                      problems=problems)
+                      problems=problems, mapping=mapping)
+
+
+_LABEL_WORDS = ("label", "relevance", "rel", "grade", "judgment", "judgement", "rating", "score", "human", "gold")
+_KEY_WORDS = ("id", "qid", "docno", "doc", "query", "topic", "item", "passage", "q", "docid")
+
+
+def _guess_mapping(raw: pd.DataFrame, label: str | None) -> tuple[list, str | None]:
+    """Guess (key columns, label column) of a table whose names are not the package's."""
+    cols = [str(c) for c in raw.columns]
+
+    def numeric(c):
+        v = pd.to_numeric(raw[c], errors="coerce")
+        return bool(len(v)) and not v.isna().any()
+
+    if label is None:
+        named = [c for c in cols if c.lower() in _LABEL_WORDS or c.lower().startswith(_LABEL_WORDS[:6])]
+        label = next((c for c in named if numeric(c)), None)
+        if label is None:
+            label = next((c for c in reversed(cols) if numeric(c)), None)
+    rest = [c for c in cols if c != label]
+    keys = [c for c in rest if c.lower() in _KEY_WORDS or c.lower().endswith(("_id", "id", "no"))]
+    if not keys:
+        keys = [c for c in rest if not numeric(c)][:2]
+    return keys, label

@@ -656,6 +656,10 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
                              source=name, line=line, text=_line_text(data, line),
                              expected=f"{len(df.columns)} {'comma' if sep == ',' else 'tab'}-separated fields",
                              fix="quote fields that contain the separator, or remove the extra field")
+        if len(df) == 0:  # a header line only: say so here, not as "0 pairs" and a numpy error later
+            raise InputError(f"only a header line ({', '.join(map(str, df.columns))}), no data rows", source=name,
+                             line=header_line, expected="one data row per judgment after the header",
+                             fix="check that the file was written completely")
         return df, name, 2
     if fmt == "jsonl":
         records, lines = [], []
