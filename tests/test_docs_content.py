@@ -8,9 +8,10 @@
   clone, and compares the printed output with the page. A ``toml`` block whose first line is
   ``# NAME.toml`` is written to that directory first (the study files the commands run).
 * Lists on the pages that restate the code are compared with the code: the alignment fates
-  (``metaeval.data.alignment.FATES``), and every key a study file may hold, read from the source of
-  ``metaeval/output/study.py`` (the keys are not in one data structure there, so the test reads
-  each ``spec[...]``/``spec.get(...)``, ``a[...]``/``a.get(...)`` and ``study.get(...)`` call).
+  (``metaeval.data.alignment.FATES``), and every key a study file may hold: the page's tables are
+  those ``metaeval/output/study_schema.py`` renders (its SCHEMA is the one declaration of the keys),
+  and every key ``metaeval/output/study.py`` reads (each ``spec[...]``/``spec.get(...)``,
+  ``a[...]``/``a.get(...)`` and ``study.get(...)`` call) is declared there.
 """
 
 from __future__ import annotations
@@ -310,13 +311,30 @@ def study_keys_from_page() -> dict[str, set[str]]:
 
 
 def study_keys_test():
-    """The study-file page documents every key metaeval/output/study.py reads, and no other."""
+    """The study-file page shows, under each section's target, exactly the table the schema renders
+    (metaeval/output/study_schema.py: SCHEMA, schema_table), and every key study.py reads is in the schema."""
+    from metaeval.output.study_schema import SCHEMA, schema_table
+
+    text = (DOCS / "guide" / "study-files.md").read_text(encoding="utf-8")
+    tables: dict[str, list[str]] = {}
+    current = None
+    for section, ln in _page_sections(text):
+        if ln.startswith("| key"):
+            current = tables.setdefault(section, [])
+        elif not ln.startswith("|"):
+            current = None
+        if current is not None:
+            current.append(ln)
+    assert set(tables) == set(SCHEMA), (sorted(set(SCHEMA) - set(tables)), sorted(set(tables) - set(SCHEMA)))
+    for section in SCHEMA:
+        shown = "\n".join(tables[section])
+        assert shown == schema_table(section), (section, shown, schema_table(section))
     code = study_keys_from_code()
-    page = study_keys_from_page()
-    assert set(page) == set(code), (sorted(set(code) - set(page)), sorted(set(page) - set(code)))
+    assert set(code) == set(SCHEMA), (sorted(set(code) ^ set(SCHEMA)))
     for section, keys in code.items():
-        assert page[section] == keys, (section, "missing on the page:", sorted(keys - page[section]),
-                                       "not read by the code:", sorted(page[section] - keys))
+        declared = set(SCHEMA[section]) | (set(SCHEMA["analysis"]) if section.startswith("analysis:") else set())
+        assert keys <= declared, (section, "read by study.py, not in the schema:", sorted(keys - declared))
+    assert study_keys_from_page() == {s: set(k) for s, k in SCHEMA.items()}
 
 
 def study_keys_reader_test():

@@ -53,7 +53,10 @@ Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_fr
 is the library function's, called with the study's ``seed`` and ``n_resamples``.
 
 A key an analysis needs and lacks, or a value the library refuses, raises an :class:`InputError`
-that names the study file and the analysis (its ``name`` and ``type``).
+that names the study file and the analysis (its ``name`` and ``type``). Every key, its type, allowed
+values, default and meaning are declared once, in :mod:`metaeval.output.study_schema`: an unknown key
+(with the nearest valid one: "did you mean `cluster`?"), data kind or analysis type, or a value of
+the wrong type, is an :class:`InputError` naming the file, the section and the key when the study loads.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..output.report import Report, progress
+from .study_schema import validate_study
 
 __all__ = ["load_study", "run_study"]
 
@@ -115,6 +119,7 @@ def load_study(path: str | os.PathLike) -> dict:
         raise InputError(f"invalid TOML ({exc})", source=str(path), fix="check the study file's syntax") from None
     study["_base"] = str(path.parent)
     study["_source"] = str(path)
+    validate_study(study)
     return study
 
 
@@ -944,6 +949,7 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     matplotlib.use("Agg")
     if not isinstance(study, dict):
         study = load_study(study)
+    validate_study(study, unknown="warn")       # (a study file: load_study has refused unknown keys)
     base = Path(base or study.get("_base", "."))
     ctx = _Context(study, base)
     rep = ctx.rep = Report(study.get("title", "metaeval report"), intro=study.get("description", ""),

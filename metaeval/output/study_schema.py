@@ -1,0 +1,577 @@
+"""The schema of a study file: every section, every key, its type, allowed values, default and meaning.
+
+One declaration serves three readers: :func:`validate_study` (a study's unknown keys, data kinds,
+analysis types and values of the wrong type are :class:`~metaeval.core.errors.InputError`\\ s that
+name the file, the section, the key and the nearest valid key), :func:`schema_table` (the tables of
+``docs/guide/study-files.md``, which ``tests/test_docs_content.py`` checks row by row against it)
+and the study runner (``metaeval/output/study.py``).
+
+Sections: ``study`` (the top level), ``analysis`` (keys of every ``[[analysis]]`` entry),
+``data:KIND`` (a ``[data.NAME]`` table of that kind) and ``analysis:TYPE`` (the keys of that
+analysis type besides those of every analysis). A key ``a.b`` is the key ``b`` of the table ``a``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from typing import NamedTuple
+
+from ..core.errors import InputError, MetaevalWarning
+
+__all__ = ["SCHEMA", "Key", "DATA_KINDS", "ANALYSIS_TYPES", "validate_study", "schema_table"]
+
+STR, INT, NUM, BOOL, LIST, TABLE, ANY = "string", "integer", "number", "boolean", "list", "table", "any"
+
+
+class Key(NamedTuple):
+    """One key of a study section: its type(s), its default and meaning (as the docs show them), its allowed values."""
+
+    type: str | tuple[str, ...]
+    default: str
+    meaning: str
+    allowed: tuple = ()
+
+
+_K = Key
+
+#: Every section of a study file and its keys.
+SCHEMA: dict[str, dict[str, Key]] = {
+
+    'study': {
+        'title': _K(STR, '`"metaeval report"`',
+                "the report's title"),
+        'description': _K(STR, 'none',
+                'a paragraph under the title'),
+        'seed': _K(INT, '`20261130`',
+                'seed of every bootstrap and permutation in the study'),
+        'n_resamples': _K(INT, '`2000`',
+                'bootstrap resamples of every interval'),
+        'data': _K(TABLE, '—',
+                'the data sets: one table `[data.NAME]` each (kinds below)'),
+        'analysis': _K(LIST, '—',
+                'the analyses, in report order: one `[[analysis]]` entry each (types below); at least one'),
+    },
+
+    'analysis': {
+        'type': _K(STR, '— (required)',
+                '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget` or `leaderboard`'),
+        'name': _K(STR, '`NN_TYPE` (`NN` its position: `01`, `02` ...)',
+                'the prefix of its tables and figures, and where its notes are filed'),
+        'title': _K(STR, '`"TYPE: DATA"`',
+                'the section heading'),
+        'text': _K(STR, 'none',
+                'a paragraph under the heading'),
+        'data': _K(STR, '—',
+                'the data set it analyses (every type but `inspect`, `corrected_scores` and `label_budget`, which name their data sets by role)'),
+    },
+
+    'data:pair': {
+        'kind': _K(STR, '—',
+                '`"pair"`'),
+        'reference': _K(STR, '— (required)',
+                'the reference file (usually human)'),
+        'candidate': _K(STR, '— (required)',
+                'the candidate file (usually the judge)'),
+        'on': _K((STR, LIST), '`["query_id", "doc_id"]`',
+                'the key columns'),
+        'label': _K((STR, LIST), '`"relevance"`',
+                'the label column (or one per side: `["human", "judge"]`)'),
+        'scale': _K(LIST, 'inferred',
+                'the levels, e.g. `[0, 1, 2, 3]`'),
+        'scale_kind': _K(STR, '`"ordinal"` for more than two levels, else `"nominal"`',
+                'the kind of scale: `nominal`, `ordinal`, `interval`, `ratio`',
+                ("nominal", "ordinal", "interval", "ratio")),
+        'out_of_scale': _K(STR, '`"error"`',
+                '`clip`, `drop` or `missing` (see [the fates](../getting-started.md#alignment-fates))',
+                ("error", "clip", "drop", "missing")),
+        'duplicates': _K(STR, '`"error"`',
+                '`first`, `last`, `majority` or `mean`',
+                ("error", "first", "last", "majority", "mean")),
+        'refusal_flag': _K(STR, 'none',
+                'a column whose truthy values mark refusals'),
+        'refusals': _K(ANY, '`"keep"`',
+                '`drop`, or a label to give them'),
+        'unjudged': _K(ANY, '`"drop"`',
+                '`keep`, or a fill label for reference items the candidate did not judge'),
+        'names': _K(LIST, '`["reference", "candidate"]`',
+                'the names of the two sides in tables and notes'),
+    },
+
+    'data:table': {
+        'kind': _K(STR, '—',
+                '`"table"`'),
+        'path': _K(STR, '— (required)',
+                'the table (CSV, TSV, JSON, JSONL, Parquet)'),
+        'key': _K((STR, LIST), '`["query_id", "doc_id"]`',
+                'the key column(s)'),
+        'reference': _K(STR, '`"human"`',
+                'the reference label column'),
+        'candidate': _K(STR, '`"judge"`',
+                'the candidate label column'),
+        'scale': _K(LIST, 'as for `pair`',
+                'the scale'),
+        'scale_kind': _K(STR, 'as for `pair`',
+                'the scale',
+                ("nominal", "ordinal", "interval", "ratio")),
+        'out_of_scale': _K(STR, 'as for `pair`',
+                'the alignment policies',
+                ("error", "clip", "drop", "missing")),
+        'duplicates': _K(STR, 'as for `pair`',
+                'the alignment policies',
+                ("error", "first", "last", "majority", "mean")),
+        'refusal_flag': _K(STR, 'as for `pair`',
+                'the alignment policies'),
+        'refusals': _K(ANY, 'as for `pair`',
+                'the alignment policies'),
+        'names': _K(LIST, 'the two column names',
+                'the names of the two sides'),
+    },
+
+    'data:long': {
+        'kind': _K(STR, '—',
+                '`"long"`'),
+        'path': _K(STR, '— (required)',
+                'the table'),
+        'item': _K(STR, '`"item_id"`',
+                'the item column'),
+        'rater': _K(STR, '`"rater"`',
+                'the column naming the rater'),
+        'score': _K(STR, '`"score"`',
+                'the score column (numbers)'),
+        'reference': _K(STR, '— (required)',
+                "the reference rater's name in the rater column"),
+        'candidate': _K(STR, '— (required)',
+                "the candidate rater's name"),
+        'samples': _K(STR, '`"mean"`',
+                'several rows of one rater on one item (repeated judge samples): their `mean`, or the `first`',
+                ("mean", "first")),
+        'keep': _K(LIST, '`[]`',
+                "item metadata columns to keep (taken from the item's first row)"),
+        'names': _K(LIST, 'the two rater names',
+                'the names of the two sides'),
+        'scale': _K(LIST, 'inferred',
+                'with `samples = "first"` only; averaged samples are on an interval scale inferred from the values'),
+        'scale_kind': _K(STR, 'inferred',
+                'with `samples = "first"` only; averaged samples are on an interval scale inferred from the values',
+                ("nominal", "ordinal", "interval", "ratio")),
+    },
+
+    'data:runs': {
+        'kind': _K(STR, '—',
+                '`"runs"`'),
+        'path': _K(STR, '— (required)',
+                'a TREC run file, or a folder of them ({func}`metaeval.read_runs`)'),
+    },
+
+    'data:battles': {
+        'kind': _K(STR, '—',
+                '`"battles"`'),
+        'path': _K(STR, '— (required)',
+                'a battles table ({func}`metaeval.read_battles`; the `judge` column names the rater of each row)'),
+    },
+
+    'data:qrels': {
+        'kind': _K(STR, '—',
+                '`"qrels"`'),
+        'path': _K(STR, '— (required)',
+                'a qrels file ({func}`metaeval.read_qrels`)'),
+    },
+
+    'data:frame': {
+        'kind': _K(STR, '—',
+                '`"frame"`'),
+        'path': _K(STR, '— (required)',
+                'a CSV, TSV, JSON, JSONL or Parquet table (gzipped too); every column is read as text'),
+    },
+
+    'analysis:inspect': {
+        'paths': _K(LIST, '`[]`',
+                'files or folders (every file in a folder), relative to the study'),
+    },
+
+    'analysis:agreement': {
+        'data': _K(STR, '—',
+                'a `pair`, `table` or `long` data set'),
+        'cluster': _K(STR, 'none (items)',
+                'the column to resample (e.g. `"query_id"`)'),
+        'thresholds': _K(BOOL, '`true`',
+                'agreement at every binarization (only for more than two ordered levels)'),
+        'per_class': _K(BOOL, '`true`',
+                'per-class precision, recall, F1 (only for at most 10 levels)'),
+    },
+
+    'analysis:prevalence': {
+        'data': _K(STR, '—',
+                'a binary `pair` or `table` data set'),
+        'prevalence': _K(NUM, '—',
+                'the target prevalence, in (0, 1)'),
+        'prevalence_from': _K(TABLE, '—',
+                'a table to take it from: the share of rows where `column == positive`'),
+        'prevalence_from.path': _K(STR, '—',
+                'that table'),
+        'prevalence_from.column': _K(STR, '`"judge"`',
+                'its label column'),
+        'prevalence_from.positive': _K(ANY, '`1`',
+                'the positive label'),
+        'cluster': _K(STR, 'none (items)',
+                'the column to resample'),
+    },
+
+    'analysis:ranking': {
+        'data': _K(STR, '—',
+                'a `pair` data set of qrels (labels rounded to integers)'),
+        'runs': _K(STR, '—',
+                'a `runs` data set'),
+        'measure': _K(STR, '`"nDCG@10"`',
+                'an ir-measures measure'),
+        'methods': _K((STR, LIST), '`["kendall_b", "spearman", "tau_ap", "rbo"]`',
+                'the rank correlations'),
+    },
+
+    'analysis:pairwise': {
+        'data': _K(STR, '—',
+                'a `battles` data set'),
+        'reference': _K(STR, '`"human"`',
+                "the reference rater's name in the `judge` column"),
+        'candidate': _K(STR, '`"judge"`',
+                "the candidate rater's name (rows with `swapped = 1`, if any, feed the position bias only)"),
+        'invalid': _K(STR, '`"drop"`',
+                'parse failures and refusals: `drop`, `tie` or `loss`',
+                ("drop", "tie", "loss")),
+    },
+
+    'analysis:correlation': {
+        'data': _K(STR, '—',
+                'a `pair`, `table` or `long` data set'),
+        'cluster': _K(STR, 'none (items)',
+                'the column to resample'),
+    },
+
+    'analysis:length_bias': {
+        'data': _K(STR, '—',
+                'a data set with a length column kept as metadata'),
+        'length': _K(STR, '`"length"`',
+                'the length column'),
+        'cluster': _K(STR, 'none',
+                'the column for cluster-robust standard errors'),
+    },
+
+    'analysis:self_enhancement': {
+        'data': _K(STR, '—',
+                'a data set with a generator column kept as metadata'),
+        'generator': _K(STR, '`"generator"`',
+                'the generator column'),
+        'own': _K((STR, LIST), '— (required)',
+                "the judge's own generator (family)"),
+        'cluster': _K(STR, 'none',
+                'the column for cluster-robust standard errors and the within-cluster permutation test'),
+    },
+
+    'analysis:corrected_scores': {
+        'human': _K(STR, '— (required)',
+                'a `qrels` data set: the human qrels (of the labelled topics, or of every topic)'),
+        'judge': _K(STR, '— (required)',
+                "a `qrels` data set: the judge's qrels on every topic (its topics are the population)"),
+        'runs': _K(STR, '— (required)',
+                'a `runs` data set'),
+        'measure': _K(STR, '`"nDCG@10"`',
+                'an ir-measures measure'),
+        'labelled_topics': _K((STR, LIST), "the human qrels' topics",
+                'the topics that count as human-labelled (give this or `n_labelled`; without either, the human qrels must not judge every topic)'),
+        'n_labelled': _K(INT, 'none',
+                "label a simple random sample of this many topics instead: `numpy.random.default_rng(seed).choice(topics, n_labelled, replace=False)` over the sorted topics both qrels judge, with the study's `seed`"),
+        'method': _K(STR, '`"ppi++"`',
+                'the corrected estimator: `ppi++`, `ppi`, `classical` (human labels only) or `judge_only`',
+                ("ppi++", "ppi", "classical", "judge_only")),
+        'compare': _K((STR, LIST), '`["judge_only", "classical"]`',
+                'estimators computed beside it (table and figure)'),
+        'confidence_level': _K(NUM, '`0.95`',
+                "the intervals' level"),
+        'quantile': _K(STR, '`"t"`',
+                '`t` (t(n − 1), n labelled topics) or `normal`',
+                ("t", "normal")),
+        'lam_optim_mode': _K(STR, '`"overall"`',
+                "PPI++'s λ: one for all runs (`overall`) or one per run (`element`)",
+                ("overall", "element")),
+        'finite_population': _K(BOOL, '`true`',
+                "the target is the mean over the judge's topics (`false`: over a population of topics)"),
+        'differences': _K(BOOL, '`true`',
+                'the corrected difference of every pair of runs'),
+        'coverage': _K((INT, LIST), 'none',
+                'numbers of labelled topics at which to replay the design (needs human qrels on every topic)'),
+        'coverage_draws': _K(INT, '`100`',
+                'random samples of topics per number'),
+    },
+
+    'analysis:label_budget': {
+        'human': _K(STR, '— (required)',
+                "a `qrels` data set: the pilot's human qrels"),
+        'judge': _K(STR, '— (required)',
+                "a `qrels` data set: the judge's qrels on every topic"),
+        'runs': _K(STR, '— (required)',
+                'a `runs` data set'),
+        'measure': _K(STR, '`"nDCG@10"`',
+                'an ir-measures measure'),
+        'labelled_topics': _K((STR, LIST), "the human qrels' topics",
+                'the pilot topics (as for `corrected_scores`)'),
+        'n_labelled': _K(INT, 'none',
+                'a random pilot of this many topics (as for `corrected_scores`)'),
+        'n': _K(LIST, '30 values from 3 to the topics − 2',
+                'numbers of labelled topics to project to (each at least 3)'),
+        'methods': _K((STR, LIST), '`["ppi++", "ppi", "classical"]`',
+                'the estimators compared'),
+        'confidence_level': _K(NUM, '`0.95`',
+                "the intervals' level"),
+        'quantile': _K(STR, '`"t"`',
+                '`t` or `normal`',
+                ("t", "normal")),
+        'width': _K(NUM, 'none',
+                'a target interval width: the topics needed (`NAME_required`) and a line on the curve'),
+        'difference': _K(NUM, 'none',
+                'a true difference to detect: the power at each n, and the topics needed for `power`'),
+        'power': _K(NUM, '`0.8`',
+                'the power asked for `difference`, and of the minimum detectable difference'),
+    },
+
+    'analysis:corrected_prevalence': {
+        'data': _K(STR, '— (required)',
+                'the validation sample: a binary (0/1) `pair`, `table` or `long` data set, reference = human'),
+        'labelled': _K(STR, '— (required)',
+                'a `frame` data set: the items the judge labelled, one row each'),
+        'topic': _K(STR, '`"query_id"`',
+                'its topic column (one corrected count per topic)'),
+        'label': _K(STR, '`"judge"`',
+                "its column of the judge's labels"),
+        'positive': _K(ANY, '`1`',
+                'the positive label (a number compares numerically, text as text)'),
+        'ci_method': _K(STR, '`"delta"`',
+                '`delta`, `percentile`, `bca`, `basic`, or `"none"` for point estimates'),
+        'confidence_level': _K(NUM, '`0.95`',
+                "the intervals' level"),
+        'judge_error': _K(BOOL, '`true`',
+                "include the binomial error of each topic's judged share"),
+        'original': _K(STR, 'none',
+                'a `qrels` data set: the original qrels, for the figure of relevant items per topic before and after'),
+        'relevant': _K(NUM, '`1`',
+                'the lowest relevant label of `original`'),
+    },
+
+    'analysis:alt_test': {
+        'data': _K(STR, '— (required)',
+                'a `frame` data set, long: one row per item and rater, the judge(s) among the raters'),
+        'item': _K(STR, '`"item_id"`',
+                'the item column'),
+        'rater': _K(STR, '`"rater"`',
+                'the column naming the rater (annotator or judge)'),
+        'label': _K(STR, '`"label"`',
+                'the label column (numbers when every value is one)'),
+        'judge': _K((STR, LIST), '— (required)',
+                "the judge's rater name, or a list of judges (each tested alone)"),
+        'humans': _K((STR, LIST), 'every other rater',
+                "the human annotators' rater names"),
+        'scoring': _K(STR, '`"accuracy"`',
+                '`accuracy` or `neg_rmse` (scores)',
+                ("accuracy", "neg_rmse")),
+        'epsilon': _K((NUM, LIST), '`0.2`',
+                'ε, or a list of them (0.2 experts, 0.15 skilled annotators, 0.1 crowd workers)'),
+        'q': _K(NUM, '`0.05`',
+                'the false discovery rate of the Benjamini–Yekutieli step'),
+        'min_humans_per_item': _K(INT, '`2`',
+                'items with fewer human labels are left out'),
+        'min_items_per_human': _K(INT, '`30`',
+                'annotators with fewer items are not tested'),
+    },
+
+    'analysis:leaderboard': {
+        'data': _K(STR, '—',
+                'a `pair`, `table` or `long` data set with a model column kept as metadata'),
+        'item': _K(STR, "the data set's key (one column)",
+                'the column of the items (prompts) resampled'),
+        'model': _K(STR, '— (required with `data`)',
+                'the column naming the model'),
+        'reference': _K(BOOL, '`true`',
+                "compare with the reference's leaderboard (`false`: separability only)"),
+        'runs': _K(STR, '—',
+                'a `runs` data set: the runs are the models (instead of `data`)'),
+        'judge': _K(STR, '— (required with `runs`)',
+                "a `qrels` data set: the benchmark's qrels"),
+        'human': _K(STR, 'none',
+                "a `qrels` data set: the reference leaderboard's qrels"),
+        'measure': _K(STR, '`"nDCG@10"`',
+                'with `runs`: an ir-measures measure'),
+        'cluster': _K(STR, 'none (items)',
+                'a column of groups of items to resample instead'),
+        'pair_confidence_level': _K(NUM, '`0.95`',
+                "the level of each model's interval (which decides separation)"),
+        'confidence_level': _K(NUM, '`0.95`',
+                "the level of the meta-metrics' intervals"),
+        'ci_method': _K(STR, '`"percentile"`',
+                'or `"none"` for point values'),
+        'n_outer': _K(INT, '`200`',
+                'outer resamples'),
+        'n_inner': _K(INT, "the study's `n_resamples`",
+                'inner resamples per outer one'),
+        'overlap': _K(STR, '`"strict"`',
+                'when two intervals overlap: `strict` or `positive_length`',
+                ("strict", "positive_length")),
+    },}
+
+#: The data kinds (``kind = ...`` of a ``[data.NAME]`` table) and the analysis types, in the docs' order.
+DATA_KINDS = tuple(s.split(":", 1)[1] for s in SCHEMA if s.startswith("data:"))
+ANALYSIS_TYPES = tuple(s.split(":", 1)[1] for s in SCHEMA if s.startswith("analysis:"))
+
+_ARTICLE = {STR: "a string", INT: "an integer", NUM: "a number", BOOL: "true or false", LIST: "a list",
+            TABLE: "a table"}
+
+
+def _suggest(word, choices) -> str | None:
+    """The nearest of ``choices`` to ``word`` (difflib), as a fix, or None."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _type_ok(value, types) -> bool:
+    types = (types,) if isinstance(types, str) else types
+    for t in types:
+        if t == ANY:
+            return True
+        if t == BOOL and isinstance(value, bool):
+            return True
+        if isinstance(value, bool):
+            continue
+        if (t == STR and isinstance(value, str)) or (t == INT and isinstance(value, int)) \
+                or (t == NUM and isinstance(value, (int, float))) or (t == LIST and isinstance(value, list)) \
+                or (t == TABLE and isinstance(value, dict)):
+            return True
+    return False
+
+
+def _check_keys(entry: dict, keys: dict[str, Key], where: str, source: str, unknown: str, prefix: str = "") -> None:
+    """Unknown keys, values of the wrong type and values outside the allowed ones in ``entry``."""
+    own = {k[len(prefix):]: spec for k, spec in keys.items() if k.startswith(prefix) and "." not in k[len(prefix):]}
+    for k, value in entry.items():
+        if not prefix and k.startswith("_"):             # load_study's own (_base, _source)
+            continue
+        name = prefix + k
+        if k not in own:
+            err = InputError(f"{where}: unknown key {name!r}", source=source,
+                             expected="one of " + ", ".join(prefix + o for o in own),
+                             fix=_suggest(k, own) or "remove it (docs/guide/study-files.md lists every key)")
+            if unknown == "error":
+                raise err
+            warnings.warn(str(err), MetaevalWarning, stacklevel=4)
+            continue
+        spec = own[k]
+        if not _type_ok(value, spec.type):
+            types = (spec.type,) if isinstance(spec.type, str) else spec.type
+            raise InputError(f"{where}: {name} must be " + " or ".join(_ARTICLE[t] for t in types), source=source,
+                             text=repr(value))
+        if spec.allowed and value not in spec.allowed:
+            raise InputError(f"{where}: {name} must be one of " + ", ".join(map(repr, spec.allowed)), source=source,
+                             text=repr(value), fix=_suggest(value, spec.allowed))
+        if isinstance(value, dict) and any(o.startswith(name + ".") for o in keys):
+            _check_keys(value, keys, where, source, unknown, prefix=name + ".")
+
+
+def validate_study(study: dict, *, unknown: str = "error") -> None:
+    """Check a study against :data:`SCHEMA`; raise an InputError naming the file, section, key and fix.
+
+    Parameters
+    ----------
+    study : dict
+        A study as :func:`metaeval.load_study` returns it (its ``_source`` is the file named in
+        the errors; keys starting with ``_`` are not checked).
+    unknown : {"error", "warn"}
+        An unknown key is an error (the default, and what :func:`metaeval.load_study` asks for),
+        or a :class:`~metaeval.core.errors.MetaevalWarning` with the same message (what
+        :func:`metaeval.run_study` asks for of a study built as a dict in Python).
+
+    Returns
+    -------
+    None
+        The study is valid (a data set or analysis may still refuse its data when it runs).
+
+    Raises
+    ------
+    InputError
+        For an unknown key (with the nearest valid key: ``did you mean `cluster`?``), an unknown
+        data kind or analysis type, a missing ``kind`` or ``type``, or a value of the wrong type or
+        outside the allowed values. An analysis is named as ``analysis 'NAME' (type = 'TYPE') at
+        [[analysis]] #N``; a data set as ``[data.NAME]``.
+
+    References
+    ----------
+    The keys are those ``metaeval/output/study.py`` reads (``tests/test_docs_content.py`` checks
+    it) and those ``docs/guide/study-files.md`` lists (checked against :func:`schema_table`).
+
+    Examples
+    --------
+    >>> study = {"_source": "study.toml", "data": {"d": {"kind": "pair", "reference": "a", "candidate": "b"}},
+    ...          "analysis": [{"type": "agreement", "data": "d", "clustr": "query_id"}]}
+    >>> validate_study(study)
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: study.toml: analysis '01_agreement' (type = 'agreement') at [[analysis]] #1: unknown key 'clustr'. Expected one of type, name, title, text, data, cluster, thresholds, per_class. Fix: did you mean `cluster`?
+    >>> study["analysis"][0]["cluster"] = study["analysis"][0].pop("clustr")
+    >>> validate_study(study)
+    """
+    source = study.get("_source", "<study>")
+    if unknown not in ("error", "warn"):
+        raise InputError("unknown must be 'error' or 'warn'", text=repr(unknown))
+    _check_keys(study, SCHEMA["study"], "the study's top level", source, unknown)
+    for name, spec in (study.get("data") or {}).items():
+        where = f"[data.{name}]"
+        if not isinstance(spec, dict):
+            raise InputError(f"{where} must be a table", source=source, text=repr(spec))
+        kind = spec.get("kind")
+        if kind is None:
+            raise InputError(f"{where}: the key 'kind' is missing", source=source,
+                             fix="add kind = one of " + ", ".join(map(repr, DATA_KINDS)))
+        if kind not in DATA_KINDS:
+            raise InputError(f"{where}: unknown data kind {kind!r}", source=source,
+                             expected="kind = " + ", ".join(DATA_KINDS), fix=_suggest(kind, DATA_KINDS))
+        _check_keys(spec, SCHEMA[f"data:{kind}"], where, source, unknown)
+    for i, a in enumerate(study.get("analysis") or [], start=1):
+        if not isinstance(a, dict):
+            raise InputError(f"[[analysis]] #{i} must be a table", source=source, text=repr(a))
+        kind = a.get("type")
+        where = f"analysis {a.get('name', f'{i:02d}_{kind}')!r} (type = {kind!r}) at [[analysis]] #{i}"
+        if kind is None:
+            raise InputError(f"{where}: the key 'type' is missing", source=source,
+                             fix="add type = one of " + ", ".join(map(repr, ANALYSIS_TYPES)))
+        if kind not in ANALYSIS_TYPES:
+            raise InputError(f"{where}: unknown analysis type {kind!r}", source=source,
+                             expected="type = " + ", ".join(ANALYSIS_TYPES), fix=_suggest(kind, ANALYSIS_TYPES))
+        _check_keys(a, {**SCHEMA["analysis"], **SCHEMA[f"analysis:{kind}"]}, where, source, unknown)
+
+
+def schema_table(section: str) -> str:
+    """The Markdown table of one section's keys, as ``docs/guide/study-files.md`` shows it.
+
+    Parameters
+    ----------
+    section : str
+        A key of :data:`SCHEMA`: ``"study"``, ``"analysis"``, ``"data:pair"``, ``"analysis:agreement"`` ...
+
+    Returns
+    -------
+    str
+        The header row, the rule and one row per key (``| `key` | default | meaning |``).
+
+    References
+    ----------
+    ``tests/test_docs_content.py`` checks that the page holds exactly this table under the
+    section's ``(study-...)=`` target.
+
+    Examples
+    --------
+    >>> print(schema_table("data:runs"))
+    | key | default | meaning |
+    |---|---|---|
+    | `kind` | — | `"runs"` |
+    | `path` | — (required) | a TREC run file, or a folder of them ({func}`metaeval.read_runs`) |
+    """
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows += [f"| `{k}` | {spec.default} | {spec.meaning} |" for k, spec in SCHEMA[section].items()]
+    return "\n".join(rows)
