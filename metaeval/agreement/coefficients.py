@@ -662,11 +662,15 @@ def confusion_matrix(x=None, y=None, *, table=None, scale=None, normalize=None) 
     """
     from ..core.tables import normalize_counts
 
+    from ..data.alignment import Paired
+
     td = prepare_table(x, y, table=table, scale=scale)
     t = normalize_counts(td.table, normalize)
     labels = td.scale.labels
-    return pd.DataFrame(t if normalize else td.table, index=pd.Index(labels, name="reference"),
-                        columns=pd.Index(labels, name="candidate"))
+    # the axes carry the raters' names given to align (plot_confusion reads them)
+    rows, cols = tuple(x.names) if isinstance(x, Paired) else ("reference", "candidate")
+    return pd.DataFrame(t if normalize else td.table, index=pd.Index(labels, name=rows),
+                        columns=pd.Index(labels, name=cols))
 
 
 def _need_binary(td):

@@ -534,7 +534,7 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
     ...                            keep=["prompt_id"])
     >>> r = me.score_correlation(human, judge["score"], cluster=judge["prompt_id"], rng=0)
     >>> print(r)
-    pearson_r = 0.6395, 95% bca CI [0.6030, 0.6745], p = 0 (n = 900, clusters: 300)
+    pearson_r = 0.6395, 95% bca CI [0.6030, 0.6745], p < 0.0005 (n = 900, clusters: 300)
     >>> round(me.score_correlation(human, judge["score"], method="spearman", ci_method=None).estimate, 4)
     0.6375
 
