@@ -21,7 +21,8 @@ def demo(tmp_path_factory):
 
 
 def _tabular_columns(tex: str) -> int:
-    return len(re.search(r"\\begin\{tabular\}\{([lrc]+)\}", tex).group(1))
+    spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", tex).group(1)
+    return len(re.findall(r"[lrc]|p\{[^}]*\}", spec))
 
 
 def demo_report_tex_inputs_every_table_test(demo):
@@ -78,6 +79,8 @@ def demo_report_tex_compiles_with_pdflatex_test(demo, tmp_path):
     assert (work / "report.pdf").stat().st_size > 10_000
     log = (work / "report.log").read_text(errors="replace")
     assert "Missing character" not in log and "Undefined control sequence" not in log
+    # long text wraps (the inspection's problems column): no line runs off the page
+    assert "Overfull \\hbox" not in log
 
 
 def latex_escapes_special_characters_and_greek_test():

@@ -334,7 +334,13 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
         cells = [str(v) for v in df[c] if str(v) != ""]
         return bool(cells) and all(re.fullmatch(r"-?[\d.]+( \[-?[\d.]+, -?[\d.]+\])?|-?inf", v) for v in cells)
 
-    align = "".join("r" if numeric(c) else "l" for c in df.columns)
+    def spec(c):
+        if numeric(c):
+            return "r"
+        # long text (an inspection's problems) wraps in a paragraph column instead of running off the page
+        return r"p{0.45\linewidth}" if max((len(str(v)) for v in df[c]), default=0) > 40 else "l"
+
+    align = "".join(spec(c) for c in df.columns)
     lines = [r"\begin{table}[t]", r"\centering"]
     if caption:
         lines.append(rf"\caption{{{_tex(caption)}}}")
