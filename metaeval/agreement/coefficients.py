@@ -661,7 +661,6 @@ def confusion_matrix(x=None, y=None, *, table=None, scale=None, normalize=None) 
     2          0  0  1
     """
     from ..core.tables import normalize_counts
-
     from ..data.alignment import Paired
 
     td = prepare_table(x, y, table=table, scale=scale)
