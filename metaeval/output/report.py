@@ -728,7 +728,7 @@ class Report:
         return [captions[name] for name in self.tables]
 
     def to_latex(self, tables: str | os.PathLike | None = None) -> str:
-        """The report as a LaTeX document (the text of ``report.tex``) that ``\\input``s every table.
+        """The report as a LaTeX document (the text of ``report.tex``) that includes every table (``\\input``).
 
         Each table is in the paper's shape (:func:`paper_table`): at most :data:`MAX_COLUMNS` columns,
         the study's caption followed by the resampling note. The document needs only booktabs
