@@ -109,8 +109,9 @@ from scipy import stats
 
 from ..core.errors import InputError
 from ..core.registry import UNDEFINED_PE_TOL
+from .kernels import chance_corrected
 
-__all__ = ["AnalyticResult", "analytic_interval", "analytic_estimate", "fpc", "DEFAULT_QUANTILE", "percent_agreement", "cohen_kappa",
+__all__ = ["AnalyticResult", "analytic_interval", "analytic_estimate", "wald_pvalue", "fpc", "DEFAULT_QUANTILE", "percent_agreement", "cohen_kappa",
            "scott_pi", "gwet_ac", "brennan_prediger", "krippendorff_alpha"]
 
 #: The quantile :func:`analytic_interval` uses by default (chosen by the coverage simulation in the
@@ -291,6 +292,49 @@ class AnalyticResult:
         return np.sqrt(self.variance0) if np.ndim(self.variance0) else math.sqrt(self.variance0)
 
 
+def wald_pvalue(estimate: float, se: float, *, df: float | None = None, alternative: str = "two-sided") -> float:
+    """p-value of H0: coefficient = 0 from the Wald statistic estimate/se (normal, or t with ``df``).
+
+    The one test of the analytic path: with the H0 standard error (Cohen's kappa, a z-test as
+    statsmodels does) or with the interval's standard error and its quantile (irrCAC).
+
+    Parameters
+    ----------
+    estimate, se : float
+    df : float, optional
+        Degrees of freedom of a t reference distribution (< 1 gives NaN); None: normal.
+    alternative : {"two-sided", "greater", "less"}
+
+    Returns
+    -------
+    float
+        NaN when the standard error is not positive or not finite.
+
+    References
+    ----------
+    statsmodels ``cohens_kappa`` (``pvalue_two_sided`` with ``std_kappa0``); irrCAC (R)
+    ``agree.coeff3.raw.r`` (t with n − 1 degrees of freedom). Checked in tests/test_agreement.py
+    and tests/test_multirater.py.
+
+    Examples
+    --------
+    >>> round(wald_pvalue(0.2, 0.1), 4), round(wald_pvalue(0.2, 0.1, df=9), 4)
+    (0.0455, 0.0766)
+    """
+    if alternative not in _ALTERNATIVES:
+        raise InputError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+    if df is not None and not df >= 1:
+        return float("nan")
+    dist = stats.norm if df is None else stats.t(df)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = estimate / se if se > 0 else float("nan")
+    if not np.isfinite(z):
+        return float("nan")
+    if alternative == "two-sided":
+        return float(2 * dist.sf(abs(z)))
+    return float(dist.sf(z) if alternative == "greater" else dist.cdf(z))
+
+
 def analytic_estimate(name: str, estimate: float, variance: float, *, n: int, n_items: int | None = None,
                       confidence_level: float = 0.95, quantile: str = DEFAULT_QUANTILE,
                       alternative: str = "two-sided", population_size=None, n_sampled: int | None = None,
@@ -356,24 +400,12 @@ def analytic_estimate(name: str, estimate: float, variance: float, *, n: int, n_
             "population_size": population_size}
     var0 = float(variance0)
     if np.isfinite(var0):
-        scale = math.sqrt(max(var0 * f, 0.0))
-        info["se0"] = scale
-        dist = stats.norm
+        info["se0"] = math.sqrt(max(var0 * f, 0.0))
+        pvalue = wald_pvalue(est, info["se0"], alternative=alternative)
+    elif quantile == "t":
+        pvalue = wald_pvalue(est, se, df=n - 1, alternative=alternative)
     else:
-        scale = se
-        dist = stats.t(n - 1) if quantile == "t" and n >= 2 else stats.norm
-        if quantile == "t" and n < 2:
-            scale = float("nan")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = est / scale if scale > 0 else float("nan")
-    if not np.isfinite(z):
-        pvalue = float("nan")
-    elif alternative == "two-sided":
-        pvalue = float(2 * dist.sf(abs(z)))
-    elif alternative == "greater":
-        pvalue = float(dist.sf(z))
-    else:
-        pvalue = float(dist.cdf(z))
+        pvalue = wald_pvalue(est, se, alternative=alternative)
     return Estimate(name, est, ConfidenceInterval(float(low), float(high), confidence_level, "analytic"), se=se,
                     pvalue=pvalue, n=int(n if n_items is None else n_items), unit="none", n_units=int(n),
                     extra={**info, **(extra or {})})
@@ -428,11 +460,6 @@ def _finish(estimate, variance, pa, pe, n, variance0=None, *, chance=True):
     if np.ndim(est) == 0:
         return AnalyticResult(float(est), float(var), float(pa), float(pe), float(var0))
     return AnalyticResult(est, var, np.asarray(pa, dtype=float), np.asarray(pe, dtype=float), var0)
-
-
-def _chance_corrected(pa, pe):
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (pa - pe) / (1 - pe)
 
 
 # --------------------------------------------------------------------------------------------
@@ -514,7 +541,7 @@ def cohen_kappa(table, w) -> AnalyticResult:
     p, n, W, pa, _ = _prepare(table, w)
     r, c = p.sum(axis=-1), p.sum(axis=-2)
     pe = np.einsum("kl,...k,...l->...", W, r, c)
-    kappa = _chance_corrected(pa, pe)
+    kappa = chance_corrected(pa, pe)
     a = np.einsum("kl,...l->...k", W, c)      # w̄_k· = Σ_l w_kl p_+l
     b = np.einsum("kl,...k->...l", W, r)      # w̄_·l = Σ_k w_kl p_k+
     s = a[..., :, None] + b[..., None, :]
@@ -558,7 +585,7 @@ def scott_pi(table, w) -> AnalyticResult:
     p, n, W, pa, _ = _prepare(table, w)
     pi = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
     pe = np.einsum("kl,...k,...l->...", W, pi, pi)
-    est = _chance_corrected(pa, pe)
+    est = chance_corrected(pa, pe)
     g = np.einsum("kl,...l->...k", (W + W.T) / 2, pi)
     u = W - (1 - est)[..., None, None] * (g[..., :, None] + g[..., None, :])
     return _finish(est, _variance(p, u, n, pe), pa, pe, n)
@@ -597,7 +624,7 @@ def gwet_ac(table, w) -> AnalyticResult:
     with np.errstate(invalid="ignore", divide="ignore"):
         c = W.sum() / (k * (k - 1)) if k > 1 else np.nan
     pe = c * (pi * (1 - pi)).sum(axis=-1)
-    est = _chance_corrected(pa, pe)
+    est = chance_corrected(pa, pe)
     u = W - ((1 - est) * c)[..., None, None] * (1 - pi[..., :, None] - pi[..., None, :])
     return _finish(est, _variance(p, u, n, pe), pa, pe, n)
 
@@ -631,7 +658,7 @@ def brennan_prediger(table, w) -> AnalyticResult:
     """
     p, n, W, pa, k = _prepare(table, w)
     pe = np.full(np.shape(pa), W.sum() / k**2)
-    est = _chance_corrected(pa, pe)
+    est = chance_corrected(pa, pe)
     u = np.broadcast_to(W, p.shape)
     return _finish(est, _variance(p, u, n, pe), pa, pe, n)
 
@@ -680,9 +707,9 @@ def krippendorff_alpha(table, w) -> AnalyticResult:
         eps = 1 / (2 * n)
     pi = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
     pe = np.einsum("kl,...k,...l->...", W, pi, pi)
-    scott = _chance_corrected(pa0, pe)
+    scott = chance_corrected(pa0, pe)
     pa = (1 - eps) * pa0 + eps
-    est = _chance_corrected(pa, pe)
+    est = chance_corrected(pa, pe)
     g = np.einsum("kl,...l->...k", (W + W.T) / 2, pi)
     u = W - (1 - scott)[..., None, None] * (g[..., :, None] + g[..., None, :])
     return _finish(est, (1 - eps) ** 2 * _variance(p, u, n, pe), pa, pe, n)

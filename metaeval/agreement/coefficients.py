@@ -22,7 +22,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
@@ -164,7 +163,7 @@ def _check_defined(name, value, td: TableData, stacklevel=4):
 
 
 def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_level, rng, alternative="two-sided",
-         warn_names=()):
+         warn_names=(), with_result=False):
     """Evaluate a (vector) kernel on the table, bootstrap it through the engine, one Estimate per entry.
 
     ``ci_method=None`` gives point estimates with no resampling. ``warn_names`` lists the entries
@@ -176,7 +175,8 @@ def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_lev
     for j, name in enumerate(names):
         if name in warn_names:
             _check_defined(name, res.theta_hat[j], td, stacklevel=5)
-    return res.estimates(names, n=td.n)
+    ests = res.estimates(names, n=td.n)
+    return (ests, res) if with_result else ests
 
 
 def _levels(td: TableData):
@@ -242,8 +242,9 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
     if population_size is not None:
         raise ValueError("population_size= (the finite-population correction) applies to ci_method='analytic'")
     warn = (bound.name,) if bound.statistic.warn_undefined else ()
-    est = _run(bound.kernel(td.k, _levels(td)), td, bound.name, n_resamples=n_resamples, ci_method=ci_method,
-               confidence_level=confidence_level, rng=rng, alternative=alternative, warn_names=warn)[0]
+    (est,), res_boot = _run(bound.kernel(td.k, _levels(td)), td, bound.name, n_resamples=n_resamples,
+                            ci_method=ci_method, confidence_level=confidence_level, rng=rng, alternative=alternative,
+                            warn_names=warn, with_result=True)
     if bound.statistic.analytic is None or td.n == 0:
         return est
     # where the analytic variance has an H0 version (Cohen's kappa), the z-test p-value is reported
@@ -258,15 +259,14 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
         return est
     se0 = float(np.sqrt(max(var0, 0.0)))
     extra = {**est.extra, "se0": se0, "se_analytic": float(np.sqrt(max(float(res.variance), 0.0)))}
-    if td.units.kind != "items" and est.replicates is None:
-        pval = None          # the z-test assumes iid items, and there are no replicates to test with
-    elif td.units.kind == "items":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pval = float(2 * sps.norm.sf(abs(est.estimate / se0))) if se0 > 0 else np.nan
-    else:
-        from ..core.resample import bootstrap_pvalue
+    if td.units.kind == "items":
+        from .analytic import wald_pvalue
 
-        pval = float(bootstrap_pvalue(est.replicates[:, None], 0.0)[0])
+        pval = wald_pvalue(est.estimate, se0, alternative=alternative)
+    elif est.replicates is None:
+        pval = None          # the z-test assumes iid items, and there are no replicates to test with
+    else:
+        pval = float(res_boot.pvalue(0.0)[0])      # the engine's test (widened for few clusters)
     return Estimate(**{**est.__dict__, "pvalue": pval, "extra": extra})
 
 

@@ -124,7 +124,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
-from ..core.registry import UNDEFINED_PE_TOL, Statistic, register
+from ..core.registry import UNDEFINED_PE_TOL, Statistic, get, register
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, _user_stacklevel, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
 from .analytic import DEFAULT_QUANTILE, analytic_estimate
@@ -955,15 +955,6 @@ def krippendorff_analytic(data: RaterData, w) -> RaterAnalytic:
 # the registry: each many-rater statistic declared once
 # --------------------------------------------------------------------------------------------
 
-_ANALYTIC = {
-    "multirater_observed_agreement": percent_agreement_analytic,
-    "multirater_gwet_ac": gwet_analytic,
-    "fleiss_kappa": fleiss_analytic,
-    "conger_kappa": conger_analytic,
-    "multirater_bennett_s": bennett_s_analytic,
-    "multirater_krippendorff_alpha": krippendorff_analytic,
-}
-
 _MODULE = "metaeval.agreement.multirater"
 _IRRCAC = "irrCAC 1.0 (R) {fn} on Gwet's data sets (tests/reference/irrcac_raw_values.json); "
 
@@ -1138,7 +1129,7 @@ def _estimates(data: RaterData, specs: list[_Spec], *, ci_method, quantile, popu
             if s.w_analytic is None:
                 raise InputError(f"{s.name} has no analytic variance (ordinal alpha's distances depend on the "
                                  "data's marginal frequencies)", fix="use a bootstrap ci_method")
-            an = _ANALYTIC[s.registry](data, s.w_analytic)
+            an = get(s.registry).analytic_function()(data, s.w_analytic)
             out.append(analytic_estimate(s.name, float(t), an.variance, n=an.n, n_items=n_of[s.name],
                                          confidence_level=confidence_level, quantile=quantile,
                                          population_size=population_size, n_sampled=n_items,

@@ -514,9 +514,7 @@ def _simulate_iid(pt, n, statistic, n_sim, gen, confidence_level):
     T = gen.multinomial(int(n), pt.ravel(), size=n_sim).astype(float)
     if statistic == "kappa":
         est = registry.resolve("cohen_kappa").kernel(k)(T)
-        po = np.trace(pt)
-        pe = pt.sum(axis=1) @ pt.sum(axis=0)
-        truth = (po - pe) / (1 - pe)
+        truth = float(registry.resolve("cohen_kappa").kernel(k)(pt.reshape(1, -1))[0])
     else:
         T = T.reshape(-1, k, k)
         with np.errstate(invalid="ignore", divide="ignore"):
