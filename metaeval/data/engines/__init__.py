@@ -1,0 +1,1 @@
+"""Alignment engines: pandas (in memory), DuckDB (embedded, beyond memory), Spark (a cluster)."""
