@@ -1,0 +1,283 @@
+"""Benchmark: align two judgment sets and compute Cohen's kappa with a topic-cluster BCa interval, at scale.
+
+Run as ``python benchmarks/bench_align.py [--only 2m,10m,100m] [--quick] [--workdir /tmp/metaeval_bench]
+[--save] [--note TEXT]``. ``--save`` also writes the output to ``benchmarks/results/bench_align.txt``.
+The full run generates (once; later runs reuse them) two 2M-line and two 10M-line qrels files and two
+100M-row Parquet files under ``--workdir`` (about 13 GB), then takes about 5-10 minutes.
+
+The job (issue 11, item 6), every case in its own fresh Python process (see ``benchmarks/_measure.py``
+for how time and peak memory are measured)::
+
+    p = metaeval.align(ref, cand, scale=Scale((0, 1, 2, 3)))                        # the pandas path
+    p = metaeval.align(ref, cand, scale=..., engine="duckdb", by=("query_id",), rows=False)
+    metaeval.cohen_kappa(p, cluster="query_id", n_resamples=10_000, rng=0)        # BCa, 500 clusters
+
+``ref`` and ``cand`` are the two file paths: the job is end to end from the files (reading included).
+
+Cases and targets
+-----------------
+* ``2m``: two 2M-line qrels files, the pandas path and the DuckDB engine: DuckDB at least 8x faster
+  (job time, imports excluded), and the same numbers: identical alignment report (every fate count)
+  and the same estimate and interval (to 1e-12).
+* ``10m``: two 10M-line qrels files via DuckDB: peak memory at most 2 GB (the pandas path needed
+  7.0 GB and 139 s here when issue 11 was filed; run it with ``--pandas-10m``).
+* ``100m``: two 100M-row Parquet files (query_id, doc_id, relevance): end to end (imports included)
+  at most 2 min and at most 4 GB peak.
+
+Data (``_measure.generate_pair``; seeded, synthetic): 500 topics with gamma(2)-distributed sizes,
+TREC-like query ids, MS MARCO v1 / v2 passage / v2.1 segment doc ids (40/30/30%), reference grades
+0-3 with P = 0.50/0.25/0.15/0.10, a judge that agrees exactly with probability Beta(12, 8) per topic
+(about 0.60) and otherwise grades one step up (60%) or down; per side 1% of keys unmatched and 0.1%
+of lines identical repeats. Each side has exactly the stated number of lines.
+
+Without ``engine=`` support in ``metaeval.align`` (before issue 11's engines), only the pandas path runs
+and the DuckDB rows say "not available".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import _measure as m
+
+N_RESAMPLES = 10_000
+SPEEDUP_TARGET = 8.0
+MEM_10M_TARGET_MB = 2 * 1024
+TIME_100M_TARGET_S = 120.0
+MEM_100M_TARGET_MB = 4 * 1024
+TOL = 1e-12
+SIZES = {"2m": (2_000_000, "qrels"), "10m": (10_000_000, "qrels"), "100m": (100_000_000, "parquet")}
+QUICK = {"2m": (20_000, "qrels"), "10m": (100_000, "qrels"), "100m": (1_000_000, "parquet")}
+# imported in the child's "import" stage (metaeval's names are lazy: without this the first call pays them)
+PRELOAD = ("numpy", "pandas", "pyarrow", "scipy", "duckdb", "metaeval.data.alignment", "metaeval.agreement.coefficients",
+           "metaeval.core.resample")
+RESULTS = Path(__file__).resolve().parent / "results" / "bench_align.txt"
+
+
+# ------------------------------------------------------------------------------------------ child jobs
+def _report_dict(rep) -> dict:
+    return {"n_input": {str(k): int(v) for k, v in rep.n_input.items()},
+            "counts": {f"{s}:{f}": int(v) for (s, f), v in sorted(rep.counts.items(), key=str)},
+            "notes": {f"{s}:{f}": int(v) for (s, f), v in sorted(rep.notes.items(), key=str)},
+            "n_pairs": int(rep.n_pairs)}
+
+
+def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apart=False):
+    """Child job: align the two files with ``engine`` ("pandas" or "duckdb") and compute the cluster kappa.
+
+    ``read_apart`` (pandas path and qrels files only, for profiling) reads the files with
+    ``metaeval.read_qrels`` first, so reading and aligning are timed apart.
+    """
+    import inspect
+    import warnings
+
+    import metaeval
+
+    warnings.simplefilter("ignore")
+    has_engine = "engine" in inspect.signature(metaeval.align).parameters
+    kw = {"scale": metaeval.Scale((0, 1, 2, 3))}
+    if engine == "duckdb":
+        if not has_engine:
+            return {"unavailable": "metaeval.align has no engine= parameter yet"}
+        kw.update(engine="duckdb", by=("query_id",), rows=False)
+    elif has_engine:
+        kw.update(engine="pandas")
+    if read_apart:
+        with steps("read"):
+            ref, cand = metaeval.read_qrels(ref), metaeval.read_qrels(cand)
+    with steps("align"):
+        p = metaeval.align(ref, cand, **kw)
+    with steps("kappa"):
+        e = metaeval.cohen_kappa(p, cluster="query_id", n_resamples=n_resamples, rng=0)
+    return {"estimate": float(e.estimate), "low": float(e.ci.low), "high": float(e.ci.high), "se": float(e.se),
+            "n": int(e.n), "n_units": int(e.n_units) if e.n_units is not None else None, "method": str(e.method),
+            "report": _report_dict(p.report), "engine_kw": sorted(k for k in kw if k != "scale"),
+            "paired_type": type(p).__name__}
+
+
+# ------------------------------------------------------------------------------------------------ parent
+def run(case_name, label, engine, paths, args, **extra):
+    job = m.run_job(f"{case_name} {label}", "bench_align", "job_align_kappa",
+                    {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine, "n_resamples": args.resamples,
+                     **extra}, preload=PRELOAD, timeout=args.timeout)
+    if not job.ok:
+        print(f"  {label}: FAILED (exit {job.returncode})\n    " + job.stderr.strip().replace("\n", "\n    "))
+    elif "unavailable" in job.result:
+        print(f"  {label}: not available ({job.result['unavailable']})")
+    return job
+
+
+def usable(job):
+    return job.ok and "unavailable" not in job.result
+
+
+def job_row(label, job, ref_s=None):
+    if not usable(job):
+        return [label, "-", "-", "-", "-", "-", "-", "-"]
+    a, k = job.step("align"), job.step("kappa")
+    ratio = f"{ref_s / job.job_s:.1f}x" if ref_s else "1.0x"
+    return [label, m.fmt_s(a["wall_s"]), m.fmt_s(k["wall_s"]), m.fmt_s(job.job_s), m.fmt_s(job.job_cpu_s),
+            m.fmt_mb(job.peak_mb), m.fmt_s(job.import_s), ratio]
+
+
+HEAD = ["engine", "align", "kappa", "job", "job cpu", "peak RSS", "imports", "speed-up"]
+
+
+def check_facts(job, facts):
+    """The report must account for the generated rows exactly."""
+    rep = job.result["report"]
+    want = {"reference:matched": facts["pairs"], "candidate:matched": facts["pairs"],
+            "reference:unmatched": facts["unmatched"], "candidate:unmatched": facts["unmatched"],
+            "reference:duplicate_identical": facts["duplicates"], "candidate:duplicate_identical": facts["duplicates"]}
+    bad = {k: (rep["counts"].get(k, 0), v) for k, v in want.items() if rep["counts"].get(k, 0) != v}
+    return not bad and rep["n_pairs"] == facts["pairs"], bad
+
+
+def print_estimates(jobs):
+    print(f"  {'':<8}{'estimate':>20}{'low':>20}{'high':>20}{'se':>12}{'n':>12}{'clusters':>9}")
+    for label, job in jobs:
+        if usable(job):
+            r = job.result
+            print(f"  {label:<8}{r['estimate']:>20.15f}{r['low']:>20.15f}{r['high']:>20.15f}{r['se']:>12.3e}"
+                  f"{r['n']:>12,}{r['n_units'] or 0:>9,}")
+
+
+def case_2m(args, verdicts):
+    n, fmt = (QUICK if args.quick else SIZES)["2m"]
+    paths, facts = m.ensure_data(args.workdir, n, fmt)
+    print(f"\n(a) two {n:,}-line qrels files: align + cluster kappa (BCa, B = {args.resamples:,}), "
+          "pandas path vs DuckDB engine")
+    pdj = run("2m", "pandas", "pandas", paths, args)
+    ddj = run("2m", "duckdb", "duckdb", paths, args)
+    rows = [job_row("pandas", pdj)]
+    if usable(pdj):
+        rows.append(job_row("duckdb", ddj, pdj.job_s))
+    m.print_table(HEAD, rows)
+    print_estimates([("pandas", pdj), ("duckdb", ddj)])
+    for label, job in (("pandas", pdj), ("duckdb", ddj)):
+        if usable(job):
+            ok, bad = check_facts(job, facts)
+            if not ok:
+                print(f"  {label} report does not account for the generated rows: {bad}")
+                verdicts.append((f"2m {label} report = generated facts", False, str(bad)))
+    if usable(pdj) and usable(ddj):
+        a, b = pdj.result, ddj.result
+        same_rep = a["report"] == b["report"]
+        diff = max(abs(a[k] - b[k]) for k in ("estimate", "low", "high"))
+        same = same_rep and diff <= TOL and a["n"] == b["n"] and a["n_units"] == b["n_units"]
+        ratio = pdj.job_s / ddj.job_s
+        print(f"  reports identical: {same_rep}; largest difference of estimate/interval ends: {diff:.1e}")
+        verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than pandas", ratio >= SPEEDUP_TARGET,
+                         f"{ratio:.1f}x ({m.fmt_s(pdj.job_s)} vs {m.fmt_s(ddj.job_s)})"))
+        verdicts.append(("2m: same report and numbers (1e-12)", same,
+                         f"reports {'equal' if same_rep else 'DIFFER'}, max |diff| {diff:.1e}"))
+    else:
+        verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than pandas", False, "not run"))
+        verdicts.append(("2m: same report and numbers (1e-12)", False, "not run"))
+    if args.steps:
+        for label, job in (("pandas", pdj), ("duckdb", ddj)):
+            if usable(job):
+                print(f"  stages, {label}:")
+                m.print_steps(job)
+    return pdj, ddj
+
+
+def case_10m(args, verdicts):
+    n, fmt = (QUICK if args.quick else SIZES)["10m"]
+    paths, facts = m.ensure_data(args.workdir, n, fmt)
+    print(f"\n(b) two {n:,}-line qrels files via DuckDB: align + cluster kappa (BCa, B = {args.resamples:,})")
+    ddj = run("10m", "duckdb", "duckdb", paths, args)
+    jobs = [("duckdb", ddj)]
+    if args.pandas_10m:
+        jobs.insert(0, ("pandas", run("10m", "pandas", "pandas", paths, args)))
+    ref_s = jobs[0][1].job_s if args.pandas_10m and usable(jobs[0][1]) else None
+    m.print_table(HEAD, [job_row(lab, j, ref_s if lab == "duckdb" else None) for lab, j in jobs])
+    print_estimates(jobs)
+    if usable(ddj):
+        ok, bad = check_facts(ddj, facts)
+        verdicts.append((f"10m: DuckDB peak <= {m.fmt_mb(MEM_10M_TARGET_MB)}", ddj.peak_mb <= MEM_10M_TARGET_MB,
+                         f"{m.fmt_mb(ddj.peak_mb)} ({m.fmt_s(ddj.job_s)})"))
+        if not ok:
+            verdicts.append(("10m: report = generated facts", False, str(bad)))
+    else:
+        verdicts.append((f"10m: DuckDB peak <= {m.fmt_mb(MEM_10M_TARGET_MB)}", False, "not run"))
+    if args.steps:
+        for lab, j in jobs:
+            if usable(j):
+                print(f"  stages, {lab}:")
+                m.print_steps(j)
+
+
+def case_100m(args, verdicts):
+    n, fmt = (QUICK if args.quick else SIZES)["100m"]
+    paths, facts = m.ensure_data(args.workdir, n, fmt)
+    print(f"\n(c) two {n:,}-row Parquet files via DuckDB: cluster kappa end to end (BCa, B = {args.resamples:,})")
+    ddj = run("100m", "duckdb", "duckdb", paths, args)
+    m.print_table(HEAD, [job_row("duckdb", ddj)])
+    print_estimates([("duckdb", ddj)])
+    if usable(ddj):
+        ok, bad = check_facts(ddj, facts)
+        e2e = ddj.job_s + ddj.import_s
+        verdicts.append((f"100m: end to end <= {TIME_100M_TARGET_S / 60:.0f} min", e2e <= TIME_100M_TARGET_S,
+                         f"{m.fmt_s(e2e)} (imports {m.fmt_s(ddj.import_s)} included)"))
+        verdicts.append((f"100m: peak <= {m.fmt_mb(MEM_100M_TARGET_MB)}", ddj.peak_mb <= MEM_100M_TARGET_MB,
+                         m.fmt_mb(ddj.peak_mb)))
+        if not ok:
+            verdicts.append(("100m: report = generated facts", False, str(bad)))
+    else:
+        verdicts.append((f"100m: end to end <= {TIME_100M_TARGET_S / 60:.0f} min", False, "not run"))
+        verdicts.append((f"100m: peak <= {m.fmt_mb(MEM_100M_TARGET_MB)}", False, "not run"))
+    if args.steps and usable(ddj):
+        print("  stages, duckdb:")
+        m.print_steps(ddj)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="2m,10m,100m", help="comma-separated cases: 2m, 10m, 100m")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 20k / 100k / 1M rows instead of 2M / 10M / 100M")
+    ap.add_argument("--workdir", type=Path, default=m.DEFAULT_WORKDIR, help="where the data files are (re)used")
+    ap.add_argument("--resamples", type=int, default=N_RESAMPLES)
+    ap.add_argument("--pandas-10m", action="store_true", help="also run the pandas path on the 10M files (~2.5 min, 7 GB)")
+    ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
+    ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
+                    help=f"also write the output to this file (default {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS})")
+    ap.add_argument("--note", default=None, help="a line for the header (e.g. who else used the machine)")
+    args = ap.parse_args(argv)
+    cases = [c.strip().lower() for c in args.only.split(",") if c.strip()]
+    unknown = set(cases) - set(SIZES)
+    if unknown:
+        ap.error(f"unknown case(s) {sorted(unknown)}; choose from {sorted(SIZES)}")
+    if args.workdir.resolve().is_relative_to(Path(__file__).resolve().parents[1]):
+        ap.error("--workdir must be outside the repository")
+
+    tee = m.Tee(args.save)
+    sys.stdout = tee
+    try:
+        print("bench_align: " + " ".join(["python benchmarks/bench_align.py", *(argv if argv is not None else sys.argv[1:])]))
+        print(m.machine_header())
+        if args.note:
+            print(f"note: {args.note}")
+        print(f"data folder: {args.workdir}" + ("  (QUICK sizes: smoke run, targets not meaningful)" if args.quick else ""))
+        verdicts = []
+        for c in ("2m", "10m", "100m"):
+            if c in cases:
+                {"2m": case_2m, "10m": case_10m, "100m": case_100m}[c](args, verdicts)
+        print("\ntargets (issue 11, item 6):")
+        for what, ok, detail in verdicts:
+            print(f"  {m.verdict(ok)}  {what}: {detail}")
+        import os
+
+        load = os.getloadavg()
+        print(f"load average at end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
+        return 0 if verdicts and all(ok for _, ok, _ in verdicts) else 1
+    finally:
+        sys.stdout = tee.stdout
+        tee.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
