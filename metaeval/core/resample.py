@@ -17,6 +17,14 @@ Replicates are drawn in chunks, so memory is bounded by ``chunk × U`` and not b
 acceleration comes from the jackknife over units: leaving out one unit of type u gives
 ``S − X_u`` with multiplicity m_u, so the jackknife costs U (not N) evaluations.
 
+At scale (Chatbot-Arena battles: hundreds of thousands of unit types, D in the tens of thousands)
+``X`` may be a ``scipy.sparse`` matrix (kept as CSR): a draw is then ``counts @ X`` computed
+sparsely, chunk by chunk, and a unit type that adds 1 to a single column (a cell of a table: iid
+battles over their distinct (model_a, model_b, outcome) cells) is never multiplied at all: the
+draw *is* the counts, scattered to their columns. Above :data:`JACKKNIFE_MAX_UNITS` unit types the
+acceleration comes from a delete-a-group jackknife over :data:`JACKKNIFE_GROUPS` random groups of
+units (``extra["jackknife_groups"]`` says so), see :func:`bootstrap`.
+
 Intervals follow scipy.stats.bootstrap exactly (percentile, basic, BCa: Efron & Tibshirani 1993,
 §14.3 and eq. 15.36); the tests check equality on the same replicates.
 
@@ -45,13 +53,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 from scipy.special import ndtr, ndtri
 
 from ..core.errors import SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
            "table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
-           "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE"]
+           "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE",
+           "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS"]
 
 #: Interval methods of the bootstrap (``None`` asks for the point estimate only).
 CI_METHODS = ("bca", "percentile", "basic")
@@ -66,6 +76,17 @@ MIN_CLUSTERS = 7
 #: Coverage of widened 95% BCa cluster-bootstrap intervals by number of clusters (topics), measured
 #: by tests/test_coverage.py (R = 2000 data sets, B = 2000; Monte-Carlo SE about 0.006).
 CLUSTER_COVERAGE = {3: 0.907, 5: 0.920, 7: 0.935, 10: 0.931, 20: 0.940, 35: 0.947, 60: 0.948}
+
+#: Above this many unit types, BCa's acceleration comes from a delete-a-group jackknife (below:
+#: one statistic evaluation per unit type, exactly as before). Chosen so that every table, cluster
+#: and item bootstrap of the package's tests keeps its leave-one-out jackknife, while Arena-size
+#: inputs (10⁵–10⁶ unit types, each evaluation a refit) do not pay 10⁵ evaluations.
+JACKKNIFE_MAX_UNITS = 20_000
+#: Groups of the delete-a-group jackknife. The acceleration from G random groups has the same
+#: first-order value as the leave-one-out one (both estimate κ₃ / (6 σ³ √N)) with a Monte-Carlo SE
+#: of about √6 / (6 G) ≈ 0.002 at G = 200, which moves a 95% BCa end by well under a tenth of a
+#: standard error; coverage measured in tests/test_arena_scale.py (see :func:`bootstrap`).
+JACKKNIFE_GROUPS = 200
 
 # at most this many float64 weights per chunk (about 64 MB)
 _CHUNK_ELEMS = 8_000_000
@@ -148,7 +169,9 @@ class Units:
 
     Attributes
     ----------
-    X : ndarray (U, D)
+    X : ndarray (U, D) or scipy.sparse matrix
+        A sparse matrix is kept as CSR and multiplied sparsely (:func:`bootstrap` gives the same
+        replicates for the same seed as with the dense matrix).
     m : ndarray (U,) of int
         How many units of each type (1 for clusters; cell counts for iid tables).
     strata : ndarray (U,) of int, optional
@@ -163,6 +186,9 @@ class Units:
     >>> u = Units(np.array([[1.0, 0.0], [0.0, 1.0]]), [30, 70])       # 30 of one kind, 70 of another
     >>> u.n_units, u.total().tolist()
     (100, [30.0, 70.0])
+    >>> from scipy import sparse
+    >>> Units(sparse.eye(2, format="csr"), [30, 70]).total().tolist()
+    [30.0, 70.0]
     """
 
     X: np.ndarray
@@ -171,9 +197,12 @@ class Units:
     kind: str = "items"
 
     def __post_init__(self):
-        self.X = np.asarray(self.X, dtype=float)
-        if self.X.ndim == 1:
-            self.X = self.X[:, None]
+        if sparse.issparse(self.X):
+            self.X = sparse.csr_matrix(self.X, dtype=float)
+        else:
+            self.X = np.asarray(self.X, dtype=float)
+            if self.X.ndim == 1:
+                self.X = self.X[:, None]
         self.m = np.asarray(self.m, dtype=np.int64)
         if self.m.shape != (self.X.shape[0],):
             raise ValueError(f"m has shape {self.m.shape}, expected ({self.X.shape[0]},)")
@@ -184,19 +213,67 @@ class Units:
                 self.strata = np.asarray(self.strata)[keep]
         if self.strata is not None:
             self.strata = np.asarray(self.strata)
+        self._cells = _cell_columns(self.X)
 
     @property
     def n_units(self) -> int:
         return int(self.m.sum())
 
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``X`` is a sparse (CSR) matrix."""
+        return sparse.issparse(self.X)
+
     def total(self) -> np.ndarray:
+        if self.is_sparse:
+            return np.asarray(self.X.T @ self.m.astype(float)).ravel()
         return self.m @ self.X
 
     def concat(self, other: Units) -> Units:
         """Units of two statistics on the *same* units side by side (for paired differences)."""
         if self.X.shape[0] != other.X.shape[0] or not np.array_equal(self.m, other.m):
             raise ValueError("paired units must have the same unit types and multiplicities")
+        if self.is_sparse or other.is_sparse:
+            return Units(sparse.hstack([sparse.csr_matrix(self.X), sparse.csr_matrix(other.X)], format="csr"),
+                         self.m, self.strata, self.kind)
         return Units(np.hstack([self.X, other.X]), self.m, self.strata, self.kind)
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Dense rows ``start:stop`` of ``X``."""
+        x = self.X[start:stop]
+        return x.toarray() if sparse.issparse(x) else x
+
+
+def _cell_columns(X):
+    """For a sparse X whose rows each add 1 to one column (no two rows the same column) or nothing:
+    the column of each row (−1 for an empty row). None otherwise (and for dense X)."""
+    if not sparse.issparse(X):
+        return None
+    nnz_row = np.diff(X.indptr)
+    if nnz_row.max(initial=0) > 1 or not np.all(X.data == 1.0):
+        return None
+    cols = np.full(X.shape[0], -1, dtype=np.int64)
+    cols[nnz_row == 1] = X.indices
+    used = cols[cols >= 0]
+    if len(np.unique(used)) != len(used):
+        return None
+    return cols
+
+
+def _times_X(counts: np.ndarray, units: Units, sel=None) -> np.ndarray:
+    """``counts @ X`` (rows ``sel`` of X): dense product, sparse product, or the counts scattered
+    to their columns when every unit type is one cell of a table (the draw IS the counts)."""
+    X = units.X if sel is None else units.X[sel]
+    if not sparse.issparse(X):
+        return counts @ X
+    cells = units._cells if sel is None else (None if units._cells is None else units._cells[sel])
+    out_d = X.shape[1]
+    if cells is not None:
+        out = np.zeros((counts.shape[0], out_d))
+        have = cells >= 0
+        out[:, cells[have]] = counts[:, have]
+        return out
+    return np.asarray((X.T @ counts.T.astype(float)).T)
 
 
 def table_units(table, *, cluster_tables=None, strata_tables=None) -> Units:
@@ -251,15 +328,39 @@ def _draw(units: Units, rng: np.random.Generator, b: int) -> np.ndarray:
     if units.strata is None:
         n = units.n_units
         counts = rng.multinomial(n, units.m / n, size=b)
-        return counts @ units.X
+        return _times_X(counts, units)
     out = np.zeros((b, units.X.shape[1]))
     for h in np.unique(units.strata):
         sel = units.strata == h
         m = units.m[sel]
         n = int(m.sum())
         counts = rng.multinomial(n, m / n, size=b)
-        out += counts @ units.X[sel]
+        out += _times_X(counts, units, sel)
     return out
+
+
+def _group_sums(units: Units, seed: int, n_groups: int) -> np.ndarray:
+    """Sums of X over ``n_groups`` random groups of the N units (for the delete-a-group jackknife).
+
+    Clusters (m = 1) are permuted and dealt out in turn (groups of equal size); unit types with
+    multiplicities have their m_u units split at random over the groups (sequential binomial
+    splits). Drawn from a generator of its own (seeded by ``seed``), so the replicates do not change.
+    """
+    g_rng = np.random.default_rng([int(seed), 0x6A61636B])
+    U = units.X.shape[0]
+    if np.all(units.m == 1):
+        group = np.empty(U, dtype=np.int64)
+        group[g_rng.permutation(U)] = np.arange(U) % n_groups
+        w = sparse.csr_matrix((np.ones(U), (group, np.arange(U))), shape=(n_groups, U))
+        out = w @ units.X
+        return out.toarray() if sparse.issparse(out) else np.asarray(out)
+    left = units.m.copy()
+    rows = []
+    for g in range(n_groups):
+        take = left if g == n_groups - 1 else g_rng.binomial(left, 1.0 / (n_groups - g))
+        left = left - take
+        rows.append(_times_X(take[None, :].astype(float), units)[0])
+    return np.vstack(rows)
 
 
 def _as_2d(values, b):
@@ -961,12 +1062,29 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
     -------
     BootstrapResult
         With fewer than :data:`MIN_CLUSTERS` clusters a
-        :class:`~metaeval.core.errors.SmallSampleWarning` is emitted (once per call).
+        :class:`~metaeval.core.errors.SmallSampleWarning` is emitted (once per call). When BCa's
+        acceleration came from the grouped jackknife, ``extra["jackknife_groups"]`` holds G.
+
+    Notes
+    -----
+    BCa's acceleration is the leave-one-out jackknife over the U unit types (U statistic
+    evaluations). Above :data:`JACKKNIFE_MAX_UNITS` unit types (unstratified) it is the
+    delete-a-group jackknife instead: the N units are split at random into
+    G = :data:`JACKKNIFE_GROUPS` groups (drawn from a generator seeded by the call's seed, so the
+    replicates are the same as without it), each group is left out in turn and
+    ``a = Σ d_g³ / (6 (Σ d_g²)^1.5)``. For random groups both versions estimate the same
+    κ₃ / (6 σ³ √N) (the third cumulant of a group sum is the sum of the units'), so only the
+    Monte-Carlo noise of G groups is added (SE ≈ √6 / (6 G)). Coverage of 95% BCa intervals of a
+    mean of lognormal(0, 1.5) data (N = 2,000 clusters, G = 200; R = 400 data sets, B = 1,000;
+    tests/test_arena_scale.py, marked slow): 0.905 with the leave-one-out jackknife and 0.905
+    grouped, against 0.878 for the percentile interval (MC SE about 0.015); the two accelerations
+    differ by 0.0019 on average (mean a = 0.041).
 
     References
     ----------
     scipy.stats.bootstrap: the same intervals on the same replicates (tests/test_resample.py);
-    Efron & Tibshirani (1993); Davison & Hinkley (1997), §3.8 for clusters and strata.
+    Efron & Tibshirani (1993); Davison & Hinkley (1997), §3.8 for clusters and strata; delete-a-group
+    jackknife: Kott (2001), "The delete-a-group jackknife", J. Official Statistics 17(4).
 
     Examples
     --------
@@ -1006,17 +1124,28 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
         done += b
     reps = np.vstack(reps)
     accel = None
+    n_groups = None
     if ci_method == "bca":
         jack = []
         jchunk = max(1, _CHUNK_ELEMS // max(units.X.shape[1], 1))
-        for s in range(0, U, jchunk):
-            jack.append(_as_2d(statistic(total - units.X[s:s + jchunk]), min(jchunk, U - s)))
-        accel = _acceleration(np.vstack(jack), units.m)
+        if U > JACKKNIFE_MAX_UNITS and units.strata is None and units.n_units > JACKKNIFE_GROUPS:
+            n_groups = JACKKNIFE_GROUPS
+            Xg = _group_sums(units, seed, n_groups)
+            for s in range(0, n_groups, jchunk):
+                jack.append(_as_2d(statistic(total - Xg[s:s + jchunk]), min(jchunk, n_groups - s)))
+            accel = _acceleration(np.vstack(jack), np.ones(n_groups))
+        else:
+            for s in range(0, U, jchunk):
+                jack.append(_as_2d(statistic(total - units.rows(s, s + jchunk)), min(jchunk, U - s)))
+            accel = _acceleration(np.vstack(jack), units.m)
     n_clusters, stratified = _n_clusters(units)
-    return BootstrapResult.from_replicates(
+    res = BootstrapResult.from_replicates(
         theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
         accel=accel, unit=units.kind, n_units=units.n_units, n_clusters=n_clusters, stratified=stratified,
         cluster_correction=cluster_correction, bounds=bounds, seed=seed, keep_replicates=keep_replicates)
+    if n_groups is not None:
+        res.extra["jackknife_groups"] = n_groups
+    return res
 
 
 def group_means(values, groups, *, cluster=None, n_resamples: int = DEFAULT_N_RESAMPLES,
@@ -1171,7 +1300,7 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
         counts = gen.multinomial(N, p0, size=b)
         if first_counts is None:
             first_counts = counts[: min(n_outer, b)]
-        reps.append(_as_2d(statistic(counts @ units.X), b))
+        reps.append(_as_2d(statistic(_times_X(counts, units)), b))
         done += b
     reps = np.vstack(reps)
     n_outer = min(n_outer, len(first_counts))
@@ -1184,7 +1313,7 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
             for s in range(0, n_inner, chunk):
                 bb = min(chunk, n_inner - s)
                 c2 = gen.multinomial(N, first_counts[b] / N, size=bb)
-                inner.append(_as_2d(statistic(c2 @ units.X), bb))
+                inner.append(_as_2d(statistic(_times_X(c2, units)), bb))
             bc_star.append(2 * reps[b] - np.nanmean(np.vstack(inner), axis=0))
         bc_star = np.array(bc_star)
         se_bc = np.nanstd(bc_star, axis=0, ddof=1)

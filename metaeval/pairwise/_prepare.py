@@ -10,6 +10,16 @@ Every public pairwise function runs the same first steps:
    two raters' verdicts on the same battle can be compared;
 5. :func:`units` — the additive sufficient statistics of each resampling unit (item, cluster or
    battle), which the bootstrap engine resamples (:mod:`metaeval.core.resample`).
+
+At Chatbot-Arena size (10⁷ battles, 200 models) the battles are first encoded and aggregated:
+:func:`prepare_codes` gives integer codes (model names → their index in the sorted list of names,
+items and clusters → codes in order of first appearance; no per-battle Python object), and
+:func:`aggregate` turns the rows into (model_a, model_b, outcome[, cluster][, preference]) cells
+with their count ``n`` and their first row, in order of first appearance. Everything after that
+runs on cells: an iid bootstrap over battles is a multinomial over the distinct cells (battles of
+one cell have the same contribution), a cluster bootstrap resamples clusters whose contributions
+are kept sparse. Cells keep the order of the rows they first appear in, so the resampling units
+(and the replicates, for a seed) are the same as from the rows.
 """
 
 from __future__ import annotations
@@ -18,13 +28,14 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.resample import Units, _user_stacklevel
 from .outcomes import CODE, FLIP, INV, INVALID_POLICIES, T_REV, A, B, T
 
-#: Elements of a dense units matrix beyond which the input is refused (2.4 GB of float64).
-MAX_DENSE = 300_000_000
+#: Elements of a units matrix up to which it is kept dense (160 MB of float64); above, sparse (CSR).
+MAX_DENSE = 20_000_000
 
 
 def need_frame(battles, what="battles"):
@@ -104,6 +115,157 @@ def prepare(battles, *, item="item_id", model_a="model_a", model_b="model_b", ou
     out["code"] = np.asarray(code, dtype=np.int64)
     n_missing = int((~ok).sum())
     return out[ok].reset_index(drop=True), n_missing
+
+
+def _factor(values):
+    """Codes (in order of first appearance) and the distinct values as strings; values that print
+    the same (1 and "1") are one value, a missing value is the string "nan" (as ``astype(str)``)."""
+    codes, uniq = pd.factorize(values, use_na_sentinel=False)
+    ustr = np.asarray(pd.Index(uniq, dtype=object).astype(str), dtype=object)
+    c2, u2 = pd.factorize(ustr)
+    return c2[codes].astype(np.int64), np.asarray(u2, dtype=object)
+
+
+def prepare_codes(battles, *, item="item_id", model_a="model_a", model_b="model_b", outcome="outcome",
+                  preference=None, what="battles", cluster=None, need_item=True):
+    """:func:`prepare` with integer codes: the same rows, outcomes, errors and missing-row count.
+
+    Returns ``(frame, n_missing, names, items)``: the frame has ``a, b`` (index into ``names``, the
+    sorted model names, so that comparing codes compares names), ``code``, ``item`` (index into
+    ``items``, in order of first appearance; only with ``need_item``), ``cl`` (cluster codes) and
+    ``pref``.
+    """
+    df = need_frame(battles, what)
+    need = [item, model_a, model_b] + ([preference] if preference is not None else [outcome])
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise InputError(f"{what} lacks column(s) {missing}", source="<DataFrame>",
+                         expected=f"columns {need} (have {list(df.columns)[:12]})",
+                         fix="rename them, or pass item=, model_a=, model_b=, outcome= / preference=")
+    ca, ua = _factor(df[model_a])
+    cb, ub = _factor(df[model_b])
+    names = np.unique(np.concatenate([ua, ub]).astype(str))
+    cols = {"a": np.searchsorted(names, ua.astype(str))[ca], "b": np.searchsorted(names, ub.astype(str))[cb]}
+    items = None
+    if need_item or (isinstance(cluster, str) and cluster in ("item_id", item)):
+        cols["item"], items = _factor(df[item])
+    if cluster is not None:
+        if isinstance(cluster, str) and cluster in ("item_id", item):
+            cols["cl"] = cols["item"]
+        elif isinstance(cluster, str):
+            if cluster not in df.columns:
+                raise InputError(f"no column {cluster!r} to cluster on", source="<DataFrame>",
+                                 fix="pass cluster=None for iid battles, or the name of the item/prompt column")
+            cols["cl"] = _factor(df[cluster])[0]
+        else:
+            cl = np.asarray(cluster)
+            if len(cl) != len(df):
+                raise InputError(f"cluster has {len(cl)} entries for {len(df)} rows of {what}")
+            cols["cl"] = _factor(pd.Series(cl.astype(str)))[0]
+    if preference is not None:
+        code, ok, p = _preference_codes(df, preference)
+        cols["pref"] = p
+    else:
+        oc, ou = pd.factorize(df[outcome], use_na_sentinel=False)
+        try:
+            code_u, _ = _outcome_codes(pd.DataFrame({outcome: pd.Series(ou, dtype=object)}), outcome)
+        except InputError:
+            _outcome_codes(df, outcome)                 # the message with the first bad line and the counts
+            raise
+        code = np.asarray(code_u, dtype=np.int64)[oc]
+        ok = code >= 0
+    cols["code"] = np.asarray(code, dtype=np.int64)
+    out = pd.DataFrame({k: (v[ok] if len(v) == len(ok) else v) for k, v in cols.items()})
+    return out, int((~ok).sum()), names, items
+
+
+def aggregate(df, by=("a", "b", "code", "cl", "pref", "item")):
+    """Identical rows of a coded frame as cells with their count ``n`` and ``first`` row.
+
+    Cells are in order of first appearance (so clusters factorized over cells come out in the
+    order of the rows). ``by`` columns that the frame lacks are skipped; ``pref`` (float) is
+    grouped by value.
+    """
+    by = [c for c in by if c in df.columns]
+    n_rows = len(df)
+    if n_rows == 0:
+        return df.assign(n=np.zeros(0, dtype=np.int64), first=np.zeros(0, dtype=np.int64))
+    key = np.zeros(n_rows, dtype=np.int64)
+    radix = 1
+    parts = []
+    for c in by:
+        v = df[c].to_numpy()
+        if c == "pref" or v.dtype.kind == "f":
+            v = pd.factorize(v, use_na_sentinel=False)[0]
+        v = np.asarray(v, dtype=np.int64)
+        k = int(v.max()) + 1
+        parts.append(v)
+        if radix * k >= 2**62:
+            radix = 0
+            break
+        key = key * k + v
+        radix *= k
+    if radix == 0:                                  # too many combinations for one integer key
+        codes = df.groupby(by, sort=False, dropna=False).ngroup().to_numpy()
+    else:
+        codes = pd.factorize(key)[0]
+    first = pd.Series(codes).drop_duplicates(keep="first").index.to_numpy()
+    cells = df.iloc[first].reset_index(drop=True)
+    cells["n"] = np.bincount(codes, minlength=len(first)).astype(np.int64)
+    cells["first"] = first
+    return cells
+
+
+def weight(df):
+    """Battles per row: the ``n`` of an aggregated frame, else 1 each."""
+    return df["n"].to_numpy() if "n" in df.columns else np.ones(len(df), dtype=np.int64)
+
+
+def drop_self_battles(df):
+    """Cells of a coded frame without self-battles (model_a == model_b), with the warning."""
+    self_b = (df["a"] == df["b"]).to_numpy()
+    if self_b.any():
+        warnings.warn(f"{int(weight(df)[self_b].sum())} self-battle(s) (model_a == model_b) left out",
+                      UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+        df = df[~self_b].reset_index(drop=True)
+    return df
+
+
+def invalid_cells(df, invalid, what="battle"):
+    """:func:`drop_or_tie_invalid` for an aggregated (or coded) frame; returns (frame, n_invalid)."""
+    inv = (df["code"] == INV).to_numpy()
+    n_inv = int(weight(df)[inv].sum())
+    if invalid == "drop":
+        df = df[~inv].reset_index(drop=True)
+    elif invalid == "tie":
+        df = df.copy()
+        df.loc[inv, "code"] = T
+    warn_invalid(n_inv, invalid, what)
+    return df, n_inv
+
+
+def present_models(df, names):
+    """The models with a row (sorted names) and the frame with ``a, b`` re-coded to index them."""
+    used = np.unique(np.concatenate([df["a"].to_numpy(), df["b"].to_numpy()]))
+    df = df.copy()
+    df["a"] = np.searchsorted(used, df["a"].to_numpy())
+    df["b"] = np.searchsorted(used, df["b"].to_numpy())
+    return df, [str(x) for x in names[used]]
+
+
+def cell_units(df, rows, cols, vals, D, cluster):
+    """Units of an aggregated frame from per-row (row, column, value) triples of ONE battle.
+
+    Clusters: each row's contribution times its count ``n``, summed per cluster (clusters in order
+    of first appearance). iid: each row stands for ``n`` battles with the same contribution (the
+    multinomial over distinct cells); rows with no contribution keep their battles in N.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    n = weight(df)
+    if cluster is None:
+        return units(rows, cols, vals, D, "items", n_units=len(df), mult=n)
+    cl = pd.factorize(df["cl"].to_numpy())[0]
+    return units(cl[rows], cols, np.asarray(vals, dtype=float) * n[rows], D, "clusters", n_units=int(cl.max()) + 1)
 
 
 def check_policy(invalid, allowed=INVALID_POLICIES):
@@ -188,41 +350,85 @@ def models_of(df):
     return sorted(set(df["a"]) | set(df["b"]))
 
 
-def units(rows_unit, cols, vals, D, kind, n_units=None) -> Units:
+def _splitmix(x):
+    """A 64-bit mixing function (splitmix64's finalizer), elementwise on uint64."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _row_hashes(A, salt):
+    """An order-free hash of each CSR row's (column, value) entries (values rounded to 12 digits)."""
+    with np.errstate(over="ignore"):
+        v = np.round(A.data, 12).view(np.uint64)
+        e = _splitmix(A.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(salt)) ^ _splitmix(v + np.uint64(salt))
+        e = _splitmix(e)
+        h = np.zeros(A.shape[0], dtype=np.uint64)
+        nz = np.diff(A.indptr) > 0
+        if nz.any():
+            h[nz] = np.add.reduceat(e, A.indptr[:-1][nz])
+    return h
+
+
+def _iid_groups(A):
+    """Group the rows of a CSR matrix with identical entries: (code per row, first row of each code).
+
+    Codes are in order of first appearance. Rows are grouped by a 64-bit hash of their entries and
+    the grouping is checked with a second, independent hash; None if the check fails (then the
+    caller groups exactly).
+    """
+    h1, h2 = _row_hashes(A, 1), _row_hashes(A, 0x5BD1E995)
+    codes, _ = pd.factorize(h1)
+    first = pd.Series(codes).drop_duplicates(keep="first").index.to_numpy()
+    if not np.array_equal(h2[first][codes], h2):
+        return None
+    return codes, first
+
+
+def _iid_groups_exact(A):
+    """The exact (string-signature) grouping of :func:`_iid_groups`, for small inputs or a failed check."""
+    A = A.tocoo()
+    sig = (pd.Series(A.col).astype(str) + ":" + pd.Series(np.round(A.data, 12)).astype(str)).groupby(A.row).agg(";".join)
+    sig = sig.reindex(np.arange(A.shape[0]), fill_value="")
+    codes, _ = pd.factorize(sig.to_numpy())
+    first = np.unique(codes, return_index=True)[1]
+    return codes, first
+
+
+def units(rows_unit, cols, vals, D, kind, n_units=None, mult=None) -> Units:
     """Units from (unit index, column, value) triples: per-unit sums of the contributions.
 
     Clusters are kept one by one (m = 1). For iid units, identical contribution vectors are
-    grouped (with multiplicities) from the sparse triples, so the dense matrix only holds the
-    distinct ones.
+    grouped (with multiplicities, in order of first appearance), so only the distinct ones are
+    kept. ``mult`` (iid only) is the number of identical units each index stands for (an
+    aggregated cell of ``n`` battles). Up to :data:`MAX_DENSE` elements the matrix is dense, above
+    it sparse (CSR): a cell that adds 1 to one column is then resampled without any product.
     """
     rows_unit = np.asarray(rows_unit, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     vals = np.asarray(vals, dtype=float)
     n_u = int(rows_unit.max()) + 1 if n_units is None else n_units
     if kind == "clusters":
-        if n_u * D > MAX_DENSE:
-            raise InputError(f"{n_u} clusters × {D} sufficient statistics is too large to resample",
-                             fix="use fewer groups or models per call, or a coarser cluster")
-        X = np.zeros((n_u, D))
-        np.add.at(X, (rows_unit, cols), vals)
+        if n_u * D <= MAX_DENSE:
+            X = np.zeros((n_u, D))
+            np.add.at(X, (rows_unit, cols), vals)
+        else:
+            X = sparse.csr_matrix((vals, (rows_unit, cols)), shape=(n_u, D))
+            X.sum_duplicates()
+            X.eliminate_zeros()
         return Units(X, np.ones(n_u, dtype=np.int64), kind="clusters")
-    t = pd.DataFrame({"u": rows_unit, "c": cols, "v": vals}).groupby(["u", "c"], sort=True)["v"].sum().reset_index()
-    t = t[t["v"] != 0]
-    sig = (t["c"].astype(str) + ":" + t["v"].round(12).astype(str)).groupby(t["u"]).agg(";".join)
-    sig = sig.reindex(np.arange(n_u), fill_value="")
-    codes, uniq = pd.factorize(sig.to_numpy())
-    first = np.unique(codes, return_index=True)[1]
-    mult = np.bincount(codes, minlength=len(uniq))
-    if len(uniq) * D > MAX_DENSE:
-        raise InputError(f"{len(uniq)} distinct units × {D} sufficient statistics is too large to resample",
-                         fix="use fewer groups or models per call")
-    X = np.zeros((len(uniq), D))
-    rep = sig.index.to_numpy()[first]                 # the unit standing for each distinct vector
-    pos = np.full(n_u, -1)
-    pos[rep] = np.arange(len(uniq))
-    sel = pos[t["u"].to_numpy()] >= 0
-    np.add.at(X, (pos[t["u"].to_numpy()[sel]], t["c"].to_numpy()[sel]), t["v"].to_numpy()[sel])
-    return Units(X, mult, kind="items")
+    A = sparse.csr_matrix((vals, (rows_unit, cols)), shape=(n_u, D))
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    A.sort_indices()
+    grouped = _iid_groups(A) if n_u > 50_000 else None
+    codes, first = grouped if grouped is not None else _iid_groups_exact(A)
+    m = np.ones(n_u, dtype=np.int64) if mult is None else np.asarray(mult, dtype=np.int64)
+    mult_t = np.bincount(codes, weights=m, minlength=len(first)).round().astype(np.int64)
+    X = A[first]
+    if len(first) * D <= MAX_DENSE:
+        X = X.toarray()
+    return Units(X, mult_t, kind="items")
 
 
 def unit_index(df, cluster):

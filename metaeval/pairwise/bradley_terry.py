@@ -32,15 +32,15 @@ import pandas as pd
 from ..core.errors import InputError, UndefinedStatisticWarning
 from ..core.resample import _user_stacklevel
 from ._prepare import (
-    apply_baseline,
+    aggregate,
     by_judge,
+    cell_units,
     check_policy,
-    drop_or_tie_invalid,
-    models_of,
+    drop_self_battles,
+    invalid_cells,
     need_frame,
-    prepare,
-    unit_index,
-    units,
+    prepare_codes,
+    present_models,
     warn_missing,
 )
 from ._results import (
@@ -212,10 +212,15 @@ def bt_fit(Wa, Wb, Tt, *, davidson=False, position=False, ridge=0.0, max_iter=20
 
 
 def pair_columns(df, models, rule_name, invalid, ties="half"):
-    """Per row: (ordered pair index, column 0 = first won, 1 = second won, 2 = tie; −1 left out)."""
-    mi = {m: i for i, m in enumerate(models)}
-    a = df["a"].map(mi).to_numpy()
-    b = df["b"].map(mi).to_numpy()
+    """Per row: (ordered pair index, column 0 = first won, 1 = second won, 2 = tie; −1 left out).
+
+    ``a``/``b`` are model names, or already indices into ``models`` (a coded frame)."""
+    if df["a"].dtype.kind in "iu":
+        a, b = df["a"].to_numpy(), df["b"].to_numpy()
+    else:
+        mi = {m: i for i, m in enumerate(models)}
+        a = df["a"].map(mi).to_numpy()
+        b = df["b"].map(mi).to_numpy()
     col = lookup_rule(rule_name).model_columns()[df["code"].to_numpy()]
     if ties == "drop":
         col = np.where(col == 2, -1, col)
@@ -335,20 +340,20 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
     out = PairwiseResult(name="bradley_terry")
     out.info = {}
     for jname, sub in by_judge(battles, judge):
-        df, nm = prepare(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome, cluster=cluster)
+        df, nm, names, _ = prepare_codes(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
+                                         cluster=cluster, need_item=False)
         warn_missing(nm, "battle")
-        df, n_inv = drop_or_tie_invalid(apply_baseline(df, None), invalid)
-        models = models_of(df)
+        df = aggregate(df)                          # (model_a, model_b, outcome[, cluster]) cells with counts
+        df, n_inv = invalid_cells(drop_self_battles(df), invalid)
+        df, models = present_models(df, names)
         M = len(models)
         if M < 2:
             raise InputError("Bradley-Terry needs at least two models")
         if anchor is not None and anchor not in models:
             raise InputError(f"anchor {anchor!r} is not among the models", expected=f"one of {models}")
         pair, col = pair_columns(df, models, tie_rule, invalid, ties)
-        ok = col >= 0
-        unit_of_row, kind = unit_index(df, cluster)
-        u = units(unit_of_row[ok], col[ok] * M * M + pair[ok], np.ones(int(ok.sum())), 3 * M * M, kind,
-                  n_units=int(unit_of_row.max()) + 1)
+        ok = np.flatnonzero(col >= 0)
+        u = cell_units(df, ok, col[ok] * M * M + pair[ok], np.ones(len(ok)), 3 * M * M, cluster)
         kern = _bt_kernel(M, davidson=davidson, position=position_effect, ridge=ridge, scale=scale,
                           anchor_index=models.index(anchor) if anchor is not None else None)
         res = rs.run(kern, u)
