@@ -60,7 +60,7 @@ class TableData:
 def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None) -> TableData:
     """Normalize the accepted input forms to a pooled table plus resampling units."""
     from ..core.tables import contingency
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
     if table is not None:
         if x is not None or y is not None:
@@ -88,6 +88,10 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
         elif scale.k != tt.shape[0]:
             raise ValueError(f"scale has {scale.k} levels for a {tt.shape[0]}x{tt.shape[0]} table")
         return TableData(tt, units, scale, int(tt.sum()), values_known=known)
+    if isinstance(x, PairedTables):
+        if y is not None:
+            raise ValueError("pass a PairedTables alone, not with y")
+        return _prepare_tables(x, scale, cluster, strata)
     if isinstance(x, Paired):
         if y is not None:
             raise ValueError("pass a Paired alone, not with y")
@@ -123,6 +127,26 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
         if len(st) != len(r):
             raise InputError(f"strata has {len(st)} entries for {len(r)} pairs")
         units = table_units(None, strata_tables=contingency(r, c, scale, cluster=st))
+    else:
+        units = table_units(tt)
+    return TableData(tt, units, scale, int(tt.sum()))
+
+
+def _prepare_tables(paired, scale, cluster, strata) -> TableData:
+    """A :class:`~metaeval.PairedTables`: its pooled table, and its group tables as clusters or strata."""
+    scale = scale or paired.scale
+    if cluster is not None and strata is not None:
+        raise ValueError("cluster= and strata= cannot be combined yet")
+    tt = paired.table(scale=scale)
+    if cluster is not None:
+        if not isinstance(cluster, str):
+            paired._column(cluster)          # raises: an array aligned with pairs needs rows
+        units = table_units(None, cluster_tables=paired.table(cluster=cluster, scale=scale))
+    elif strata is not None:
+        if not isinstance(strata, str):
+            paired._column(strata)
+        paired._check_by(strata, "strata")
+        units = table_units(None, strata_tables=paired.group_tables(strata, scale=scale)[1])
     else:
         units = table_units(tt)
     return TableData(tt, units, scale, int(tt.sum()))
@@ -1030,7 +1054,9 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
 
     Parameters
     ----------
-    paired : Paired
+    paired : Paired or PairedTables
+        The pairs (rows), or their tables (then ``by``, ``cluster`` and ``strata`` name group
+        columns of the tables, :attr:`PairedTables.by`).
     by : str or list of str
         Column(s) of ``paired.data`` to group by.
     statistics : sequence of str
@@ -1070,16 +1096,24 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     from ..core.resample import make_rng
     from ..core.results import FRAME_COLUMNS
     from ..core.tables import contingency
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
     if not isinstance(paired, Paired):
-        raise TypeError("agreement_by needs a Paired (from metaeval.align)")
+        raise TypeError("agreement_by needs a Paired or PairedTables (from metaeval.align)")
     by = [by] if isinstance(by, str) else list(by)
     statistics = [statistics] if isinstance(statistics, str) else list(statistics)
-    missing = [c for c in by if c not in paired.data.columns]
-    if missing:
-        raise InputError(f"agreement_by: no column {missing[0]!r} in the pairs",
-                         fix=f"group by one of {list(paired.data.columns)}")
+    tables = isinstance(paired, PairedTables)
+    if tables:
+        missing = [c for c in by if c not in paired.by]
+        if missing:
+            raise InputError(f"agreement_by: {missing[0]!r} is not a group column of the tables",
+                             source="<PairedTables>", expected=f"one of {list(paired.by)}",
+                             fix=f"align(..., by=[..., {missing[0]!r}]) keeps tables by it; or align(..., rows=True)")
+    else:
+        missing = [c for c in by if c not in paired.data.columns]
+        if missing:
+            raise InputError(f"agreement_by: no column {missing[0]!r} in the pairs",
+                             fix=f"group by one of {list(paired.data.columns)}")
     clash = [c for c in by if c in FRAME_COLUMNS]
     if clash:
         raise InputError(f"agreement_by: the group column {clash[0]!r} has the name of a result column",
@@ -1088,25 +1122,35 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
     if vector:
         raise ValueError(f"agreement_by takes scalar statistics; {vector[0]!r} has several entries "
                          "(call it per group, or name one scalar statistic)")
-    groups = paired.data.groupby(by, sort=True).indices
+    if tables:
+        # the groups' tables: sorted groups, as groupby(sort=True) orders the rows' groups
+        key_frame, T_groups = paired.group_tables(by)
+        keys = [tuple(r) for r in key_frame[by].itertuples(index=False)]
+        sizes = [int(t.sum()) for t in T_groups]
+        one = [bool((t.sum(axis=1) > 0).sum() < 2 or (t.sum(axis=0) > 0).sum() < 2) for t in T_groups]
+    else:
+        groups = paired.data.groupby(by, sort=True).indices
+        keys = [k if isinstance(k, tuple) else (k,) for k in groups]
+        sizes = [len(idx) for idx in groups.values()]
+        one = [len(np.unique(paired.reference[idx])) < 2 or len(np.unique(paired.candidate[idx])) < 2
+               for idx in groups.values()]
     small = []
-    for key, idx in groups.items():
-        key = key if isinstance(key, tuple) else (key,)
-        r, c = paired.reference[idx], paired.candidate[idx]
-        one_class = len(np.unique(r)) < 2 or len(np.unique(c)) < 2
-        if len(idx) < min_n or one_class:
-            small.append("/".join(map(str, key)) + f" (n={len(idx)}{', one class' if one_class else ''})")
+    for key, n_g, one_class in zip(keys, sizes, one):
+        if n_g < min_n or one_class:
+            small.append("/".join(map(str, key)) + f" (n={n_g}{', one class' if one_class else ''})")
     if small:
         warnings.warn(f"{len(small)} group(s) too small for the statistic to mean much: "
                       + ", ".join(small[:10]) + (" ..." if len(small) > 10 else ""), SmallSampleWarning,
                       stacklevel=2)
-    keys = [k if isinstance(k, tuple) else (k,) for k in groups]
     rows = []
     if ci_method is None:
-        gid = np.empty(len(paired), dtype=np.int64)
-        for g, idx in enumerate(groups.values()):
-            gid[idx] = g
-        T = contingency(paired.reference, paired.candidate, paired.scale, cluster=gid)
+        if tables:
+            T = T_groups
+        else:
+            gid = np.empty(len(paired), dtype=np.int64)
+            for g, idx in enumerate(groups.values()):
+                gid[idx] = g
+            T = contingency(paired.reference, paired.candidate, paired.scale, cluster=gid)
         td = TableData(T.sum(axis=0), table_units(T.sum(axis=0)), paired.scale, int(T.sum()))
         S = T.reshape(len(T), -1)
         for name in statistics:
@@ -1119,8 +1163,13 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
                 rows.append({**dict(zip(by, key)), **e.row()})
         return pd.DataFrame(rows, columns=by + FRAME_COLUMNS)
     gen, seed = make_rng(rng)
-    for key, idx in zip(keys, groups.values()):
-        sub = paired.subset(np.isin(np.arange(len(paired)), idx))
+    group_idx = None if tables else list(groups.values())
+    for g, key in enumerate(keys):
+        if tables:
+            sub = paired.where(**dict(zip(by, key)))
+        else:
+            idx = group_idx[g]
+            sub = paired.subset(np.isin(np.arange(len(paired)), idx))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedStatisticWarning)
             td = prepare_table(sub, cluster=cluster, strata=strata)
@@ -1141,8 +1190,12 @@ def agreement_by(paired, by, *, statistics=("cohen_kappa", "gwet_ac1", "pabak"),
 # --------------------------------------------------------------------------------------------
 
 def _side_frame(p, name, cluster):
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
+    if isinstance(p, PairedTables):
+        raise InputError(f"agreement_difference matches the items of a and b by key, so it needs the pairs as "
+                         f"rows; {name} is a PairedTables (label counts per group)", source="<PairedTables>",
+                         fix="align(..., rows=True) (or engine='pandas') for both sets")
     if isinstance(p, Paired):
         df = p.data[list(p.on)].astype("str").copy()
         df[f"r_{name}"] = p.reference

@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 from ..core.errors import InputError, MetaevalWarning
 from ..core.scale import Scale
 
-__all__ = ["align", "Paired", "AlignmentReport", "FATES"]
+__all__ = ["align", "Paired", "PairedTables", "AlignmentReport", "FATES"]
 
 FATES = ("matched", "unmatched", "unjudged", "unjudged_filled", "duplicate_identical",
          "duplicate_conflict", "missing_key", "missing_label", "out_of_scale_dropped",
@@ -372,6 +372,498 @@ class Paired:
         return Paired(self.data.loc[mask].reset_index(drop=True), on=self.on, scale=self.scale,
                       report=self.report, unjudged=self.unjudged, names=self.names)
 
+    def to_tables(self, *, by: str | Sequence[str] | None = None) -> PairedTables:
+        """The pairs aggregated to per-group tables of label counts (a :class:`PairedTables`).
+
+        Parameters
+        ----------
+        by : str or sequence of str, optional
+            Columns of :attr:`data` to keep the tables by (default: the key columns but the last,
+            e.g. ``("query_id",)`` for qrels; ``()`` for a single key: one pooled table).
+
+        Returns
+        -------
+        PairedTables
+            The same pairs as counts per group and label pair, with this report and scale.
+
+        References
+        ----------
+        Every table statistic gives the same estimate and interval on both (same ``rng``):
+        tests/test_paired_tables.py.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> p = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)))
+        >>> t = p.to_tables()
+        >>> t
+        PairedTables(7,731 pairs on query_id, doc_id, scale=(0, 1, 2, 3), tables by query_id)
+        >>> bool((t.table(cluster="query_id") == p.table(cluster="query_id")).all())
+        True
+        """
+        by = _default_by(self.on, by)
+        missing = [c for c in by if c not in self.data.columns]
+        if missing:
+            raise InputError(f"no column {missing[0]!r} in the pairs to keep the tables by", source="<Paired>",
+                             expected=f"columns of the pairs: {', '.join(map(str, self.data.columns))}")
+        unj = None
+        if len(self.unjudged):
+            have = [c for c in by if c in self.unjudged.columns]
+            unj = _cells(self.unjudged, have, labels=("reference",))
+        return PairedTables(_cells(self.data, by), on=self.on, by=by, scale=self.scale, report=self.report,
+                            unjudged=unj, names=self.names)
+
+
+def _default_by(on, by):
+    """``by`` as a tuple of column names (default: the keys but the last)."""
+    if by is None:
+        return tuple(on[:-1])
+    by = (by,) if isinstance(by, str) else tuple(by)
+    bad = [b for b in by if not isinstance(b, str)]
+    if bad:
+        raise InputError(f"by= must name columns (strings), got {bad[0]!r}", source="<align>")
+    if len(set(by)) != len(by):
+        raise InputError(f"by= names a column twice: {list(by)}", source="<align>")
+    reserved = [b for b in by if b in ("reference", "candidate", "n")]
+    if reserved:
+        raise InputError(f"by= cannot name {reserved[0]!r}: it is a column of the tables themselves",
+                         source="<align>", fix="rename that column in the input")
+    return by
+
+
+def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("reference", "candidate")
+           ) -> pd.DataFrame:
+    """Rows of pairs → ``*by, *labels, n``: the number of rows of each group and label combination.
+
+    Group values become strings (as the keys are after alignment; every engine does the same),
+    labels stay float; only combinations with ``n > 0``, sorted by all columns but ``n``.
+    """
+    by, labels = list(by), list(labels)
+    cols = {}
+    for c in by:
+        v = data[c]
+        cols[c] = v if v.dtype == object or isinstance(v.dtype, pd.StringDtype) else v.astype(str)
+    for c in labels:
+        cols[c] = data[c].to_numpy(dtype=float)
+    frame = pd.DataFrame(cols, copy=False)
+    if not len(frame):
+        out = pd.DataFrame({c: pd.Series([], dtype=object) for c in by})
+        for c in labels:
+            out[c] = np.array([], dtype=float)
+        out["n"] = np.array([], dtype=np.int64)
+        return out
+    out = frame.groupby(by + labels, sort=True, dropna=False, observed=True).size().reset_index(name="n")
+    out["n"] = out["n"].astype(np.int64)
+    for c in by:
+        out[c] = out[c].astype(object)
+    return out
+
+
+def _needs_rows(what: str) -> InputError:
+    return InputError(f"{what} needs the pairs as rows, and this PairedTables holds only the label counts "
+                      "per group", source="<PairedTables>",
+                      fix="align(..., rows=True) (or engine='pandas') keeps the rows; the table statistics "
+                          "(cohen_kappa, agreement_report, agreement_by ...) and score_correlation work on "
+                          "the tables")
+
+
+class PairedTables(Paired):
+    """The pairs of an alignment held as per-group tables of label counts, not as rows.
+
+    What :func:`align` returns from the DuckDB and Spark engines (and with ``rows=False`` from
+    pandas): per group (topic) and label pair, the number of pairs. Every table statistic
+    (:func:`metaeval.cohen_kappa`, :func:`metaeval.gwet_ac1`, :func:`metaeval.agreement_report`,
+    :func:`metaeval.agreement_by` ...) accepts it as it accepts a :class:`Paired`, with
+    ``cluster=`` or ``strata=`` naming one of the :attr:`by` columns, and gives the same estimates
+    and intervals as on the rows. Analyses that need each pair's other columns (length bias,
+    sensitivity) raise an InputError naming the fix (``align(..., rows=True)``).
+
+    Attributes
+    ----------
+    cells : pandas.DataFrame
+        Columns ``*by, "reference", "candidate", "n"``: the number of pairs (int64) of each group
+        and label pair (labels as float), sorted by all columns but ``n``; group values are strings.
+    by : tuple of str
+        The group columns (``()``: one pooled table).
+    on : tuple of str
+        The key columns of the alignment.
+    scale : Scale
+        The declared scale, or the one inferred from the labels.
+    report : AlignmentReport
+        Where every input row went.
+    names : tuple of str
+        The names of the two sides.
+    unjudged : pandas.DataFrame
+        With ``unjudged="keep"``: ``*by, "reference", "n"`` counts of the reference items kept
+        aside (empty otherwise).
+
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        As the attribute.
+    on : sequence of str
+        The key columns.
+    by : sequence of str
+        The group columns of ``cells``.
+    scale : Scale
+        The scale of the labels.
+    report : AlignmentReport
+        Where every input row went.
+    unjudged : pandas.DataFrame, optional
+        Counts of the reference items kept aside.
+    names : (str, str)
+        The names of the two sides.
+
+    Notes
+    -----
+    The tables are the sufficient statistic of every agreement coefficient: the iid bootstrap
+    resamples the pooled table's cells, the cluster bootstrap the groups' tables, so nothing is
+    lost for those. The rows (``data``, ``reference``, ``candidate``) are not kept; asking for them
+    raises an InputError that names the fix.
+
+    References
+    ----------
+    tests/test_paired_tables.py: tables, estimates and intervals (same ``rng``) equal those of the
+    row :class:`Paired` on the same inputs, for every registered table statistic.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> t = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)), rows=False)
+    >>> t
+    PairedTables(7,731 pairs on query_id, doc_id, scale=(0, 1, 2, 3), tables by query_id)
+    >>> t.cells.columns.tolist()
+    ['query_id', 'reference', 'candidate', 'n']
+    >>> round(float(me.cohen_kappa(t, ci_method=None).estimate), 4)
+    0.394
+    """
+
+    def __init__(self, cells: pd.DataFrame, *, on: Sequence[str], by: Sequence[str], scale: Scale,
+                 report: AlignmentReport, unjudged: pd.DataFrame | None = None,
+                 names: tuple[str, str] = ("reference", "candidate")):
+        by = tuple(by)
+        need = [*by, "reference", "candidate", "n"]
+        missing = [c for c in need if c not in cells.columns]
+        if missing:
+            raise InputError(f"cells lack the column(s) {missing}", source="<PairedTables>",
+                             expected=f"columns {need}")
+        self.cells = cells[need].reset_index(drop=True)
+        self.on = tuple(on)
+        self.by = by
+        self.scale = scale
+        self.report = report
+        self.names = tuple(names)
+        if unjudged is None:
+            unjudged = pd.DataFrame({c: pd.Series([], dtype=object) for c in by})
+            unjudged["reference"] = np.array([], dtype=float)
+            unjudged["n"] = np.array([], dtype=np.int64)
+        self._unjudged = unjudged
+
+    @classmethod
+    def _from_counts(cls, counts) -> PairedTables:
+        """From an engine's :class:`~metaeval.data.engines.base.AlignmentCounts`."""
+        unj = counts.unjudged
+        if unj is not None and "n" not in unj.columns:   # rows of unjudged items → counts
+            unj = _cells(unj, [c for c in counts.by if c in unj.columns], labels=("reference",))
+        return cls(counts.cells, on=counts.on, by=counts.by, scale=counts.scale, report=counts.report,
+                   unjudged=unj, names=counts.names)
+
+    def __len__(self) -> int:
+        return int(self.cells["n"].sum())
+
+    def __repr__(self) -> str:
+        tables = f"tables by {', '.join(self.by)}" if self.by else "one pooled table"
+        return (f"PairedTables({len(self):,} pairs on {', '.join(self.on)}, scale={self.scale.levels}, "
+                f"{tables})")
+
+    @property
+    def data(self):
+        """Not kept: raises an InputError that names the fix (``align(..., rows=True)``)."""
+        raise _needs_rows("this analysis (it asked for .data)")
+
+    @property
+    def reference(self):
+        """Not kept: raises an InputError that names the fix (``align(..., rows=True)``)."""
+        raise _needs_rows("this analysis (it asked for the reference labels pair by pair)")
+
+    @property
+    def candidate(self):
+        """Not kept: raises an InputError that names the fix (``align(..., rows=True)``)."""
+        raise _needs_rows("this analysis (it asked for the candidate labels pair by pair)")
+
+    @property
+    def unjudged(self) -> pd.DataFrame:
+        """Counts ``*by, reference, n`` of the reference items kept aside (``unjudged="keep"``)."""
+        return self._unjudged
+
+    def _column(self, col):
+        if isinstance(col, str) and col in self.by:
+            raise InputError(f"{col!r} is a group column of the tables; pass it by name to a table "
+                             "statistic (cluster=, strata=)", source="<PairedTables>",
+                             fix="align(..., rows=True) keeps the rows if you need the column pair by pair")
+        if isinstance(col, str):
+            raise InputError(f"no group column {col!r} in the tables", source="<PairedTables>",
+                             expected=f"one of the by columns {list(self.by)}",
+                             fix=f"align(..., by=[..., {col!r}]) to keep tables by it, or align(..., rows=True)")
+        raise InputError("a cluster array aligned with the pairs needs the pairs as rows", source="<PairedTables>",
+                         fix=f"name a by column (one of {list(self.by)}), or align(..., rows=True)")
+
+    def _check_by(self, cols, what="cluster") -> list:
+        cols = [cols] if isinstance(cols, str) else list(cols)
+        for c in cols:
+            if not isinstance(c, str):
+                raise InputError(f"{what}= must name a group column of the tables; an array aligned with the "
+                                 "pairs needs the pairs as rows", source="<PairedTables>",
+                                 fix=f"name one of {list(self.by)}, or align(..., rows=True)")
+            if c not in self.by:
+                raise InputError(f"{what}={c!r} is not a group column of the tables", source="<PairedTables>",
+                                 expected=f"one of {list(self.by)}" if self.by else "no group column (one pooled "
+                                 "table)", fix=f"align(..., by=[..., {c!r}]) keeps tables by it; or "
+                                 "align(..., rows=True)")
+        return cols
+
+    def _codes(self, scale):
+        """Cell index r·K + c of every row of :attr:`cells` in ``scale``'s order."""
+        r = self.cells["reference"].to_numpy(dtype=float)
+        c = self.cells["candidate"].to_numpy(dtype=float)
+        ri, ci = scale.codes(r), scale.codes(c)
+        bad = (ri < 0) | (ci < 0)
+        if bad.any():
+            vals = np.unique(np.concatenate([r[ri < 0], c[ci < 0]]))
+            raise InputError(f"labels outside the scale {scale.levels}: {vals.tolist()}", source="<PairedTables>",
+                             fix="pass the scale of the pairs, or relabel() them first")
+        return ri.astype(np.int64) * scale.k + ci
+
+    def group_tables(self, by: str | Sequence[str], *, scale: Scale | None = None
+                     ) -> tuple[pd.DataFrame, np.ndarray]:
+        """One table per group of some :attr:`by` columns (summed over the others).
+
+        Parameters
+        ----------
+        by : str or sequence of str
+            Group columns (a subset of :attr:`by`).
+        scale : Scale, optional
+            Rows and columns in this scale's order (default: the pairs' scale).
+
+        Returns
+        -------
+        keys : pandas.DataFrame
+            The groups, one row each, in sorted order.
+        tables : numpy.ndarray of int64, shape (G, K, K)
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> t = me.align(d.qrels_human, d.qrels_judge, rows=False)
+        >>> keys, T = t.group_tables("query_id")
+        >>> len(keys), T.shape, int(T.sum())
+        (40, (40, 4, 4), 7731)
+        """
+        cols = self._check_by(by, "by")
+        scale = scale or self.scale
+        k = scale.k
+        cell = self._codes(scale)
+        n = self.cells["n"].to_numpy(dtype=np.int64)
+        if not cols:
+            return pd.DataFrame(index=range(1)), np.bincount(cell, weights=n, minlength=k * k).round().astype(
+                np.int64).reshape(1, k, k)
+        if len(cols) == 1:
+            uniq, gid = np.unique(self.cells[cols[0]].to_numpy().astype(str), return_inverse=True)
+            keys = pd.DataFrame({cols[0]: uniq.astype(object)})
+        else:
+            g = self.cells[cols].astype(str)
+            keys = g.drop_duplicates().sort_values(cols).reset_index(drop=True)
+            gid = g.merge(keys.reset_index(), on=cols, how="left")["index"].to_numpy()
+        gid = np.asarray(gid, dtype=np.int64).ravel()
+        G = len(keys)
+        flat = np.bincount(gid * (k * k) + cell, weights=n, minlength=G * k * k)
+        return keys, np.round(flat).astype(np.int64).reshape(G, k, k)
+
+    def table(self, *, cluster: str | None = None, scale: Scale | None = None) -> np.ndarray:
+        """Contingency table of counts (rows: reference, columns: candidate), as :meth:`Paired.table`.
+
+        Parameters
+        ----------
+        cluster : str, optional
+            A :attr:`by` column: one table per value of it, in sorted order (summed over the other
+            group columns).
+        scale : Scale, optional
+            Rows and columns in this scale's order (default: the pairs' scale).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``(K, K)``, or ``(n_clusters, K, K)``.
+
+        References
+        ----------
+        Equals :meth:`Paired.table` on the rows (tests/test_paired_tables.py).
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> t = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)), rows=False)
+        >>> t.table()
+        array([[3333,  772,  293,   44],
+               [ 350,  772,  336,   73],
+               [  94,  437,  283,  133],
+               [  22,  134,  292,  363]])
+        >>> t.table(cluster="query_id").shape
+        (40, 4, 4)
+        """
+        if cluster is None:
+            return self.group_tables((), scale=scale)[1][0]
+        self._check_by(cluster)
+        return self.group_tables(cluster, scale=scale)[1]
+
+    def binarize(self, threshold: float) -> PairedTables:
+        """Both labels mapped through ``scale.binarize(threshold)``: 1 where ``label >= threshold``.
+
+        Parameters
+        ----------
+        threshold : number
+            A level of the scale above its lowest.
+
+        Returns
+        -------
+        PairedTables
+            The same pairs on the binary scale (cells merged).
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> t = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)), rows=False)
+        >>> t.binarize(2).table()
+        array([[5227,  746],
+               [ 687, 1071]])
+        """
+        return self.relabel(self.scale.binarize(threshold))
+
+    def relabel(self, scale: Scale) -> PairedTables:
+        """Both labels mapped through a derived scale; cells that become equal are merged.
+
+        Parameters
+        ----------
+        scale : Scale
+            A scale with a mapping from this scale's levels (:meth:`Scale.binarize`,
+            :meth:`Scale.merge`).
+
+        Returns
+        -------
+        PairedTables
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> t = me.align(d.qrels_human, d.qrels_judge, scale=me.Scale((0, 1, 2, 3)), rows=False)
+        >>> t.relabel(t.scale.merge({0: 0, 1: 1, 2: 2, 3: 2})).table().shape
+        (3, 3)
+        """
+        cells = self.cells.copy()
+        cells["reference"] = scale.map(cells["reference"].to_numpy())
+        cells["candidate"] = scale.map(cells["candidate"].to_numpy())
+        cells = cells.groupby([*self.by, "reference", "candidate"], sort=True, dropna=False)["n"].sum().reset_index()
+        unj = self._unjudged
+        if len(unj):
+            unj = unj.copy()
+            unj["reference"] = scale.map(unj["reference"].to_numpy())
+            unj = unj.groupby([c for c in unj.columns if c != "n"], sort=True, dropna=False)["n"].sum().reset_index()
+        return PairedTables(cells, on=self.on, by=self.by, scale=scale, report=self.report, unjudged=unj,
+                            names=self.names)
+
+    def where(self, **groups) -> PairedTables:
+        """The pairs of some groups: ``where(query_id="1005491")`` or ``where(query_id=[...])``.
+
+        Parameters
+        ----------
+        **groups : str or sequence of str
+            A :attr:`by` column and the value(s) to keep (compared as strings); several columns
+            combine with "and".
+
+        Returns
+        -------
+        PairedTables
+            The selected groups' cells (the report is kept: it describes the alignment).
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> t = me.align(d.qrels_human, d.qrels_judge, rows=False)
+        >>> t.where(query_id="1005491")
+        PairedTables(111 pairs on query_id, doc_id, scale=(0, 1, 2, 3), tables by query_id)
+        """
+        if not groups:
+            raise InputError("where() needs a group column and its value(s), e.g. where(query_id='1')",
+                             source="<PairedTables>", expected=f"one of {list(self.by)}")
+        keep = np.ones(len(self.cells), dtype=bool)
+        keep_u = np.ones(len(self._unjudged), dtype=bool)
+        for col, val in groups.items():
+            self._check_by(col, "where: the column")
+            vals = [val] if isinstance(val, str) or not hasattr(val, "__iter__") else list(val)
+            vals = [str(v) for v in vals]
+            keep &= self.cells[col].astype(str).isin(vals).to_numpy()
+            if col in self._unjudged.columns:
+                keep_u &= self._unjudged[col].astype(str).isin(vals).to_numpy()
+        return PairedTables(self.cells.loc[keep], on=self.on, by=self.by, scale=self.scale, report=self.report,
+                            unjudged=self._unjudged.loc[keep_u].reset_index(drop=True), names=self.names)
+
+    def subset(self, mask):
+        """Not available: a mask over pairs needs rows; :meth:`where` selects groups.
+
+        Parameters
+        ----------
+        mask : array-like of bool
+            One entry per pair (needs the rows).
+
+        Returns
+        -------
+        Never returns; raises an InputError naming the fix.
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> me.align(d.qrels_human, d.qrels_judge, rows=False).subset([True])   # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        metaeval.core.errors.InputError: <PairedTables>: subset(mask) needs the pairs as rows...
+        """
+        raise _needs_rows("subset(mask)")
+
+    def to_tables(self, *, by: str | Sequence[str] | None = None) -> PairedTables:
+        """The tables kept by fewer group columns (summed over the others).
+
+        Parameters
+        ----------
+        by : str or sequence of str, optional
+            A subset of :attr:`by` (default: all of them).
+
+        Returns
+        -------
+        PairedTables
+
+        Examples
+        --------
+        >>> import metaeval as me
+        >>> d = me.datasets.load("trec_dl_like")
+        >>> me.align(d.qrels_human, d.qrels_judge, rows=False).to_tables(by=())
+        PairedTables(7,731 pairs on query_id, doc_id, scale=(0, 1, 2, 3), one pooled table)
+        """
+        by = self.by if by is None else tuple(self._check_by(by, "by"))
+        cells = self.cells.groupby([*by, "reference", "candidate"], sort=True, dropna=False)["n"].sum().reset_index()
+        unj = self._unjudged
+        if len(unj):
+            unj = unj.groupby([c for c in (*by, "reference") if c in unj.columns], sort=True,
+                              dropna=False)["n"].sum().reset_index()
+        return PairedTables(cells, on=self.on, by=by, scale=self.scale, report=self.report, unjudged=unj,
+                            names=self.names)
+
 
 # --------------------------------------------------------------------------------------------
 
@@ -420,28 +912,76 @@ def _truthy(series: pd.Series) -> np.ndarray:
     return s.isin(["1", "true", "yes", "y", "t", "1.0"]).to_numpy()
 
 
-def _side(df, name, lines, side, on, label_col, scale, out_of_scale, duplicates, refusal_flag,
+# fate codes: 0 = not decided yet, i + 1 = FATES[i] (int8: one byte a row instead of an object pointer)
+_F = {f: np.int8(i + 1) for i, f in enumerate(FATES)}
+
+
+def _clean_uniques(series: pd.Series):
+    """Factorize one key column: (codes, cleaned unique values). Cleaning happens on the uniques only:
+    integral floats become integer strings, everything else ``str(v).strip()``, and an empty value
+    is missing (``None``)."""
+    codes, uniq = pd.factorize(series, use_na_sentinel=True)
+    u = np.asarray(uniq, dtype=object)
+    if series.dtype.kind == "f" and len(u):
+        vals = u.astype(float)
+        if (vals == np.round(vals)).all():
+            clean = [str(int(v)) for v in vals]
+        else:
+            clean = [str(v).strip() for v in u]
+    else:
+        clean = [v.strip() if type(v) is str else str(v).strip() for v in u]
+    out = np.array([v if v else None for v in clean] + [None], dtype=object)[:-1]
+    return np.asarray(codes, dtype=np.int64), out
+
+
+def _shared_keys(frames, on):
+    """One dictionary per key column shared by both sides, and one int64 key per row (-1: missing).
+
+    Returns ``(keys, codes, uniques)``: ``keys[s]`` the combined key of side s's rows,
+    ``codes[s][j]`` the code of column ``on[j]``, ``uniques[j]`` the cleaned strings of column j.
+    """
+    n_sides = len(frames)
+    codes = [[None] * len(on) for _ in range(n_sides)]
+    uniques = []
+    for j, c in enumerate(on):
+        per = [_clean_uniques(df[c]) for df in frames]
+        allu = np.concatenate([u for _, u in per]) if per else np.array([], dtype=object)
+        g, uniq = pd.factorize(allu, use_na_sentinel=True)
+        uniques.append(np.asarray(uniq, dtype=object))
+        start = 0
+        for s, (cs, u) in enumerate(per):
+            gs = np.append(np.asarray(g[start:start + len(u)], dtype=np.int64), -1)
+            start += len(u)
+            codes[s][j] = gs[cs]              # cs = -1 (NaN) picks the appended -1
+    keys = []
+    missing = [np.zeros(len(df), dtype=bool) for df in frames]
+    for s in range(n_sides):
+        for j in range(len(on)):
+            missing[s] |= codes[s][j] < 0
+    bound = 1
+    keys = [np.zeros(len(df), dtype=np.int64) for df in frames]
+    for j in range(len(on)):
+        size = max(len(uniques[j]), 1)
+        if bound * size > 2 ** 62:          # compact the combined key first (never overflows)
+            g, _ = pd.factorize(np.concatenate(keys))
+            keys = np.split(np.asarray(g, dtype=np.int64), np.cumsum([len(k) for k in keys])[:-1])
+            bound = int(g.max()) + 1 if len(g) else 1
+        keys = [k * size + np.maximum(codes[s][j], 0) for s, k in enumerate(keys)]
+        bound *= size
+    for s in range(n_sides):
+        keys[s][missing[s]] = -1
+    return keys, codes, uniques
+
+
+def _side(df, name, lines, side, on, key, key_of_row, label_col, scale, out_of_scale, duplicates, refusal_flag,
           refusal_value, refusals, counts, notes, oos_rows, conflict_rows):
-    """Apply the per-side policies. Returns (frame with one row per key, fate array)."""
+    """Apply the per-side policies to rows with integer keys (-1: missing).
+
+    Returns (frame ``_key, _label, _row`` with one row per key, fate codes).
+    """
     n = len(df)
-    for c in on:
-        if c not in df.columns:
-            raise InputError(f"no key column {c!r}", source=name, line=1,
-                             expected=f"key columns {', '.join(on)}; found {', '.join(map(str, df.columns))}",
-                             fix="rename the column or pass on=")
-    fate = np.full(n, None, dtype=object)
-    keys = pd.DataFrame({c: df[c] for c in on})
-    for c in on:
-        col = keys[c]
-        if col.dtype.kind == "f":
-            vals = col.to_numpy()
-            ok = np.isnan(vals) | (vals == np.round(vals))
-            if ok.all():
-                col = pd.Series([None if np.isnan(v) else str(int(v)) for v in vals], dtype="object")
-        keys[c] = col.astype("object").map(lambda v: None if v is None or (isinstance(v, float) and np.isnan(v))
-                                           else str(v).strip())
-    missing_key = keys.isna().any(axis=1).to_numpy() | (keys == "").any(axis=1).to_numpy()
-    fate[missing_key] = "missing_key"
+    fate = np.zeros(n, dtype=np.int8)
+    fate[key < 0] = _F["missing_key"]
 
     label = _numeric_labels(df, label_col, name, lines)
 
@@ -451,11 +991,11 @@ def _side(df, name, lines, side, on, label_col, scale, out_of_scale, duplicates,
         is_ref |= _truthy(df[refusal_flag])
     if refusal_value is not None:
         is_ref |= label == float(refusal_value)
-    is_ref &= fate == None  # noqa: E711
+    is_ref &= fate == 0
     if is_ref.any():
         k = int(is_ref.sum())
         if refusals == "drop":
-            fate[is_ref] = "refusal_dropped"
+            fate[is_ref] = _F["refusal_dropped"]
         elif refusals == "keep":
             notes[(side, "refusals kept as recorded")] = k
         else:
@@ -463,12 +1003,12 @@ def _side(df, name, lines, side, on, label_col, scale, out_of_scale, duplicates,
             label[is_ref] = float(refusals)
             notes[(side, f"refusals relabelled to {refusals}")] = k
 
-    alive = fate == None  # noqa: E711
+    alive = fate == 0
     miss = alive & np.isnan(label)
-    fate[miss] = "missing_label"
+    fate[miss] = _F["missing_label"]
 
     if scale is not None:
-        alive = fate == None  # noqa: E711
+        alive = fate == 0
         oos = alive & scale.out_of_scale(label)
         if oos.any():
             vals, first_idx, cnt = np.unique(label[oos], return_index=True, return_counts=True)
@@ -487,43 +1027,41 @@ def _side(df, name, lines, side, on, label_col, scale, out_of_scale, duplicates,
                 label[oos] = scale.clip(label[oos])
                 notes[(side, "out-of-scale labels clipped")] = int(oos.sum())
             elif out_of_scale == "drop":
-                fate[oos] = "out_of_scale_dropped"
+                fate[oos] = _F["out_of_scale_dropped"]
             else:
-                fate[oos] = "out_of_scale_missing"
+                fate[oos] = _F["out_of_scale_missing"]
 
-    alive = np.flatnonzero(fate == None)  # noqa: E711
-    sub = keys.iloc[alive].copy()
-    sub["_label"] = label[alive]
-    sub["_row"] = alive
-    dup = sub.duplicated(list(on), keep=False).to_numpy()
+    alive = np.flatnonzero(fate == 0)
+    sub = pd.DataFrame({"_key": key[alive], "_label": label[alive], "_row": alive})
+    dup = sub.duplicated("_key", keep=False).to_numpy()
     if dup.any():
         d = sub.loc[dup]
-        grp = d.groupby(list(on), sort=False)["_label"]
+        grp = d.groupby("_key", sort=False)["_label"]
         nun = grp.transform("nunique").to_numpy()
-        first_in_group = ~d.duplicated(list(on), keep="first").to_numpy()
+        first_in_group = ~d.duplicated("_key", keep="first").to_numpy()
         rows_d = d["_row"].to_numpy()
         # identical repeats: keep the first row of the group
         ident = (nun == 1) & ~first_in_group
-        fate[rows_d[ident]] = "duplicate_identical"
+        fate[rows_d[ident]] = _F["duplicate_identical"]
         conf = nun > 1
         if conf.any():
             dc = d.loc[conf]
-            n_keys = int((~dc.duplicated(list(on), keep="first")).sum())
+            n_keys = int((~dc.duplicated("_key", keep="first")).sum())
             notes[(side, "keys with conflicting labels")] = n_keys
-            ex = dc.groupby(list(on), sort=False).agg(labels=("_label", list), rows=("_row", list)).head(50)
-            for key, r in ex.iterrows():
-                key = key if isinstance(key, tuple) else (key,)
-                conflict_rows.append((side, " ".join(map(str, key)), [_num(v) for v in r["labels"]],
-                                      [int(lines[i]) for i in r["rows"]]))
+            ex = dc.groupby("_key", sort=False).agg(labels=("_label", list), rows=("_row", list)).head(50)
+            for r in ex.itertuples():
+                conflict_rows.append((side, " ".join(key_of_row(r.rows[0])), [_num(v) for v in r.labels],
+                                      [int(lines[i]) for i in r.rows]))
             if duplicates == "error":
-                key0 = ex.index[0] if len(ex) else ""
                 r0 = ex.iloc[0]
+                key0 = key_of_row(r0["rows"][0])
+                key0 = key0[0] if len(key0) == 1 else key0
                 raise InputError(f"{n_keys} key(s) judged more than once with different labels; first: "
                                  f"{key0} with labels {[_num(v) for v in r0['labels']]} on lines "
                                  f"{[int(lines[i]) for i in r0['rows']]}", source=name,
                                  line=int(lines[r0["rows"][0]]),
                                  fix="pass duplicates='first', 'last', 'majority' or 'mean'")
-            grpc = dc.groupby(list(on), sort=False)
+            grpc = dc.groupby("_key", sort=False)
             if duplicates in ("first", "last"):
                 keep_rows = grpc["_row"].transform("first" if duplicates == "first" else "last").to_numpy()
                 rep = keep_rows
@@ -543,15 +1081,13 @@ def _side(df, name, lines, side, on, label_col, scale, out_of_scale, duplicates,
                 new_label = grpc["_label"].transform(_mode).to_numpy()
             rows_c = dc["_row"].to_numpy()
             is_rep = rows_c == rep
-            fate[rows_c[~is_rep]] = "duplicate_conflict"
+            fate[rows_c[~is_rep]] = _F["duplicate_conflict"]
             if new_label is not None:
                 label = label.copy()
                 label[rows_c[is_rep]] = new_label[is_rep]
-    keep = np.flatnonzero(fate == None)  # noqa: E711
-    out = keys.iloc[keep].copy()
-    out["_label"] = label[keep]
-    out["_row"] = keep
-    return out.reset_index(drop=True), fate
+    keep = np.flatnonzero(fate == 0)
+    out = pd.DataFrame({"_key": key[keep], "_label": label[keep], "_row": keep})
+    return out, fate
 
 
 def _num(v):
@@ -559,19 +1095,25 @@ def _num(v):
     return int(f) if f.is_integer() else f
 
 
+_ENGINES = ("auto", "pandas", "duckdb", "spark")
+
+
 def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame | str | os.PathLike, *,
           on: str | Sequence[str] = ("query_id", "doc_id"), label: str | tuple[str, str] = "relevance",
           scale: Scale | None = None,
           out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
           refusal_value=None, refusals="keep", unjudged="drop",
-          names=("reference", "candidate")) -> Paired:
+          names=("reference", "candidate"), engine: str = "auto", by: str | Sequence[str] | None = None,
+          rows: bool | None = None, spark=None) -> Paired:
     """Pair a reference judgment set with a candidate one, accounting for every row.
 
     Parameters
     ----------
     reference, candidate : DataFrame or path
         Judgment sets: frames from the readers, or paths (qrels files are read with
-        :func:`metaeval.read_qrels`; ``.csv/.tsv/.json/.jsonl/.parquet`` as tables).
+        :func:`metaeval.read_qrels`; ``.csv/.tsv/.json/.jsonl/.parquet`` as tables). The DuckDB and
+        Spark engines take more forms (globs, folders, relations, Spark DataFrames: see
+        :mod:`metaeval.data.engines`).
     on : str or sequence of str
         Key column(s) identifying an item.
     label : str or (str, str)
@@ -595,24 +1137,40 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
         ``Paired.unjudged``, or paired with this fill label (e.g. 0: unjudged counts as non-relevant).
     names : (str, str)
         Names of the two sides in the report.
+    engine : {"auto", "pandas", "duckdb", "spark"}
+        Who runs the alignment: pandas in memory, DuckDB (embedded, beyond memory), or Spark (a
+        cluster). ``"auto"`` lets :func:`metaeval.data.engines.choose_engine` pick from the inputs.
+        Every engine applies the same policies and gives the same report.
+    by : str or sequence of str, optional
+        The group columns the tables are kept by (key columns, or metadata columns of either
+        side); default: the key columns but the last (``("query_id",)`` for qrels), ``()`` for a
+        single key. ``cluster=`` and ``strata=`` of the statistics may then name them.
+    rows : bool, optional
+        True: a row :class:`Paired` (every pair, with its metadata); False: a
+        :class:`PairedTables` (counts per ``by`` group and label pair, not rows). Default: rows
+        from the pandas engine, tables from DuckDB and Spark.
+    spark : pyspark.sql.SparkSession, optional
+        The session of the Spark engine (default: a local one).
 
     Returns
     -------
-    Paired
-        The pairs, with an :class:`AlignmentReport` that gives every input row of both sides one
-        fate (see the module docstring).
+    Paired or PairedTables
+        The pairs (or their tables), with an :class:`AlignmentReport` that gives every input row
+        of both sides one fate (see the module docstring).
 
     Raises
     ------
     InputError
         Conflicting labels with ``duplicates="error"``, a label outside the scale with
-        ``out_of_scale="error"``, a missing column, or an unreadable file.
+        ``out_of_scale="error"``, a missing column, an unreadable file, an unknown engine, or a
+        ``by`` column neither side has.
 
     References
     ----------
     tests/test_align.py: the accounting identity on random inputs (hypothesis), every policy, and
     the tables against ``sklearn.metrics.confusion_matrix``; tests/test_io_realdata.py aligns the
-    LLMJudge files with their out-of-scale labels (clipped into 0–3 as the LLMJudge paper did).
+    LLMJudge files with their out-of-scale labels (clipped into 0–3 as the LLMJudge paper did);
+    tests/test_paired_tables.py: the tables equal those of the rows.
 
     Examples
     --------
@@ -622,6 +1180,10 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     >>> p = align(ref, cand)
     >>> len(p), p.report.counts[("reference", "unmatched")]
     (2, 1)
+    >>> align(ref, cand, rows=False).cells
+      query_id  reference  candidate  n
+    0        1        0.0        1.0  1
+    1        1        2.0        2.0  1
     """
     on = (on,) if isinstance(on, str) else tuple(on)
     if not on:
@@ -637,82 +1199,143 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     names = tuple(names)
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"names must be two distinct strings, got {names!r}")
+    if not isinstance(engine, str) or engine not in _ENGINES:
+        raise InputError(f"unknown engine {engine!r}", source="<align>", expected=f"one of {', '.join(_ENGINES)}")
+    if rows is not None and not isinstance(rows, (bool, np.bool_)):
+        raise InputError(f"rows must be True, False or None, got {rows!r}", source="<align>")
+    by = _default_by(on, by)
     labels = (label, label) if isinstance(label, str) else tuple(label)
 
+    from . import engines as _engines
+
+    choose = getattr(_engines, "choose_engine", None)
+    if choose is not None:
+        resolved = choose(reference, candidate, engine)
+    else:  # the engines package without its chooser: pandas alone
+        resolved = "pandas" if engine == "auto" else engine
+    if rows is None:
+        rows = resolved == "pandas"
+    if resolved != "pandas":
+        run = getattr(_engines, "run_alignment", None)
+        if run is None:
+            raise InputError(f"the {resolved} engine is not available in this installation", source="<align>",
+                             fix="pass engine='pandas'")
+        counts = run(resolved, reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
+                     duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
+                     refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows), spark=spark)
+        if rows:
+            return Paired(counts.rows, on=counts.on, scale=counts.scale, report=counts.report,
+                          unjudged=counts.unjudged, names=counts.names)
+        return PairedTables._from_counts(counts)
+    return _align_pandas(reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
+                         duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
+                         refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows))
+
+
+def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, duplicates, refusal_flag, refusal_value,
+                  refusals, unjudged, names, by, rows) -> Paired:
+    """The pandas engine: the pairs as rows (``rows=True``) or their tables by ``by``."""
     counts, notes, oos_rows, conflict_rows = {}, {}, [], []
-    sides, sources, n_input = [], {}, {}
+    sources, n_input = {}, {}
     loaded = [_load(src, on, lab) for src, lab in zip((reference, candidate), labels)]
     if refusal_flag is not None and not any(refusal_flag in df.columns for df, _, _ in loaded):
         raise InputError(f"no refusal flag column {refusal_flag!r} on either side",
                          source=f"{loaded[0][1]} / {loaded[1][1]}", fix="check refusal_flag=")
-    for (df, name, lines), side, lab in zip(loaded, names, labels):
+    for df, name, _ in loaded:
+        for c in on:
+            if c not in df.columns:
+                raise InputError(f"no key column {c!r}", source=name, line=1,
+                                 expected=f"key columns {', '.join(on)}; found {', '.join(map(str, df.columns))}",
+                                 fix="rename the column or pass on=")
+    nowhere = [b for b in by if not any(b in df.columns for df, _, _ in loaded)]
+    if nowhere:
+        raise InputError(f"by= names a column neither side has: {nowhere[0]!r}",
+                         source=f"{loaded[0][1]} / {loaded[1][1]}",
+                         expected=f"key columns {', '.join(on)} or columns of either side",
+                         fix="pass by= with existing columns (by=() for one pooled table)")
+    keys, codes, uniques = _shared_keys([df for df, _, _ in loaded], on)
+
+    sides = []
+    for s, ((df, name, lines), side, lab) in enumerate(zip(loaded, names, labels)):
         if len(df) == 0:  # files with no rows are InputErrors when read; an empty frame is said here
             warnings.warn(f"{name}: the {side} side has no rows, so there are no pairs (check that the "
-                          f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=2)
-        frame, fate = _side(df, name, lines, side, on, lab, scale, out_of_scale, duplicates, refusal_flag,
-                            refusal_value, refusals, counts, notes, oos_rows, conflict_rows)
+                          f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=3)
+
+        def key_of_row(i, s=s):
+            return tuple(str(uniques[j][codes[s][j][i]]) for j in range(len(on)))
+
+        frame, fate = _side(df, name, lines, side, on, keys[s], key_of_row, lab, scale, out_of_scale, duplicates,
+                            refusal_flag, refusal_value, refusals, counts, notes, oos_rows, conflict_rows)
         sides.append((df, frame, fate))
         sources[side] = name
         n_input[side] = len(df)
+    del keys
 
     (rdf, rkeep, rfate), (cdf, ckeep, cfate) = sides
-    m = rkeep.merge(ckeep, on=list(on), how="outer", suffixes=("_r", "_c"), indicator=True, sort=False)
-    both = m["_merge"].to_numpy() == "both"
-    left = m["_merge"].to_numpy() == "left_only"
-    right = m["_merge"].to_numpy() == "right_only"
-    rrow = m["_row_r"].to_numpy()
-    crow = m["_row_c"].to_numpy()
-    rfate[rrow[both].astype(np.int64)] = "matched"
-    cfate[crow[both].astype(np.int64)] = "matched"
-    cfate[crow[right].astype(np.int64)] = "unmatched"
-    left_rows = rrow[left].astype(np.int64)
+    # the kept keys are unique on each side: match them through a hash index of the candidate's
+    rrow = rkeep["_row"].to_numpy()
+    crow = ckeep["_row"].to_numpy()
+    pos = pd.Index(ckeep["_key"].to_numpy()).get_indexer(rkeep["_key"].to_numpy())
+    both = pos >= 0
+    left = ~both
+    hit = np.zeros(len(crow), dtype=bool)
+    hit[pos[both]] = True
+    rfate[rrow[both]] = _F["matched"]
+    cfate[crow[pos[both]]] = _F["matched"]
+    cfate[crow[~hit]] = _F["unmatched"]
+    left_rows = rrow[left]
     if unjudged == "drop":
-        rfate[left_rows] = "unmatched"
+        rfate[left_rows] = _F["unmatched"]
     elif unjudged == "keep":
-        rfate[left_rows] = "unjudged"
+        rfate[left_rows] = _F["unjudged"]
     else:
-        rfate[left_rows] = "unjudged_filled"
+        rfate[left_rows] = _F["unjudged_filled"]
 
-    # build the paired frame, in the reference's row order
+    # build the paired frame, in the reference's row order (rkeep is in row order)
     take = both | (left if not isinstance(unjudged, str) else np.zeros_like(left))
-    mm = m.loc[take]
-    order = np.argsort(mm["_row_r"].to_numpy(), kind="stable")
-    mm = mm.iloc[order]
-    r_idx = mm["_row_r"].to_numpy().astype(np.int64)
-    data = pd.DataFrame({c: mm[c].to_numpy() for c in on})
-    data["reference"] = mm["_label_r"].to_numpy(dtype=float)
-    cand_lab = mm["_label_c"].to_numpy(dtype=float)
+    r_idx = rrow[take]
+    c_pos = pos[take]
+    has_c = c_pos >= 0
+    c_idx = np.where(has_c, crow[np.maximum(c_pos, 0)] if len(crow) else 0, -1)
+    rc = codes[0]
+    key_cols = list(on) if rows else [c for c in on if c in by]
+    data = pd.DataFrame({c: uniques[j][rc[j][r_idx]] for j, c in enumerate(on) if c in key_cols})
+    data["reference"] = rkeep["_label"].to_numpy(dtype=float)[take]
+    cand_lab = np.full(len(r_idx), np.nan)
+    cand_lab[has_c] = ckeep["_label"].to_numpy(dtype=float)[c_pos[has_c]]
     if not isinstance(unjudged, str):
-        cand_lab = np.where(np.isnan(mm["_row_c"].to_numpy(dtype=float)), float(unjudged), cand_lab)
+        cand_lab[~has_c] = float(unjudged)
     data["candidate"] = cand_lab
+    wanted = None if rows else set(by)
     reserved = set(on) | {"reference", "candidate"}
     for c in rdf.columns:
-        if c not in reserved and c != labels[0]:
+        if c not in reserved and c != labels[0] and (wanted is None or c in wanted):
             data[c] = rdf[c].to_numpy()[r_idx]
-    c_idx = mm["_row_c"].to_numpy(dtype=float)
-    has_c = ~np.isnan(c_idx)
     for c in cdf.columns:
         if c in set(on) or c == labels[1]:
             continue
         out_name = c if c not in data.columns else f"{c}_{names[1]}"
+        if wanted is not None and out_name not in wanted:
+            continue
         vals = cdf[c].to_numpy()
         col = np.full(len(data), None, dtype=object)
-        col[has_c] = vals[c_idx[has_c].astype(np.int64)]
+        col[has_c] = vals[c_idx[has_c]]
         data[out_name] = pd.Series(col).infer_objects().to_numpy() if has_c.all() else col
     data = data.reset_index(drop=True)
 
     unj = None
     if unjudged == "keep":
-        lrows = np.sort(left_rows)
+        lrows = left_rows
         unj = pd.DataFrame({c: rdf[c].to_numpy()[lrows] for c in on})
-        unj["reference"] = rkeep.set_index("_row").loc[lrows, "_label"].to_numpy(dtype=float) if len(lrows) else []
+        unj["reference"] = rkeep["_label"].to_numpy(dtype=float)[left] if len(lrows) else []
 
+    inv = {int(code): fate for fate, code in _F.items()}
     for side, fate in ((names[0], rfate), (names[1], cfate)):
-        if (fate == None).any():  # noqa: E711  (internal consistency: every row has a fate)
+        if (fate == 0).any():  # internal consistency: every row has a fate
             raise RuntimeError("alignment left rows without a fate; please report this bug")
-        vals, cnt = np.unique(fate.astype(str), return_counts=True)
-        for v, c in zip(vals, cnt):
-            counts[(side, v)] = int(c)
+        tally = np.bincount(fate, minlength=len(FATES) + 1)
+        for code in sorted(np.flatnonzero(tally), key=lambda i: inv[int(i)]):
+            counts[(side, inv[int(code)])] = int(tally[code])
 
     if scale is None:
         scale = Scale.infer(data["reference"], data["candidate"]) if len(data) else Scale((0, 1))
@@ -721,5 +1344,16 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
         n_pairs=int(both.sum()))
-    return Paired(data, on=on, scale=scale, report=report, unjudged=unj, names=names)
-
+    if rows:
+        return Paired(data, on=on, scale=scale, report=report, unjudged=unj, names=names)
+    missing = [b for b in by if b not in data.columns]
+    if missing:
+        raise InputError(f"by= names {missing[0]!r}, which is not a column of the pairs", source="<align>",
+                         expected=f"key columns or metadata columns: {', '.join(map(str, data.columns))}")
+    unj_cells = None
+    if unj is not None:
+        for b in by:
+            if b not in unj.columns and b in rdf.columns:
+                unj[b] = rdf[b].to_numpy()[left_rows]
+        unj_cells = _cells(unj, [b for b in by if b in unj.columns], labels=("reference",))
+    return PairedTables(_cells(data, by), on=on, by=by, scale=scale, report=report, unjudged=unj_cells, names=names)
