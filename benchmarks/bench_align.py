@@ -37,6 +37,7 @@ and the DuckDB rows say "not available".
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -88,20 +89,28 @@ def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apar
         with steps("read"):
             ref, cand = metaeval.read_qrels(ref), metaeval.read_qrels(cand)
     with steps("align"):
-        p = metaeval.align(ref, cand, **kw)
+        try:
+            p = metaeval.align(ref, cand, **kw)
+        except metaeval.InputError as exc:
+            if "not available" in str(exc):
+                return {"unavailable": str(exc)}
+            raise
     with steps("kappa"):
         e = metaeval.cohen_kappa(p, cluster="query_id", n_resamples=n_resamples, rng=0)
     return {"estimate": float(e.estimate), "low": float(e.ci.low), "high": float(e.ci.high), "se": float(e.se),
             "n": int(e.n), "n_units": int(e.n_units) if e.n_units is not None else None, "method": str(e.method),
             "report": _report_dict(p.report), "engine_kw": sorted(k for k in kw if k != "scale"),
-            "paired_type": type(p).__name__}
+            "paired_type": type(p).__name__, "metaeval_from": str(Path(metaeval.__file__).parent)}
 
 
 # ------------------------------------------------------------------------------------------------ parent
-def run(case_name, label, engine, paths, args, **extra):
+def run(case_name, label, engine, paths, args, src=None, **extra):
+    env = None
+    if src is not None:               # an older metaeval source tree first on the path
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     job = m.run_job(f"{case_name} {label}", "bench_align", "job_align_kappa",
                     {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine, "n_resamples": args.resamples,
-                     **extra}, preload=PRELOAD, timeout=args.timeout)
+                     **extra}, preload=PRELOAD, timeout=args.timeout, env=env)
     if not job.ok:
         print(f"  {label}: FAILED (exit {job.returncode})\n    " + job.stderr.strip().replace("\n", "\n    "))
     elif "unavailable" in job.result:
@@ -151,11 +160,17 @@ def case_2m(args, verdicts):
           "pandas path vs DuckDB engine")
     pdj = run("2m", "pandas", "pandas", paths, args)
     ddj = run("2m", "duckdb", "duckdb", paths, args)
+    old = run("2m", "pre-#11", "pandas", paths, args, src=args.old_src) if args.old_src else None
     rows = [job_row("pandas", pdj)]
     if usable(pdj):
         rows.append(job_row("duckdb", ddj, pdj.job_s))
+        if old is not None:
+            rows.append(job_row("pre-#11", old, pdj.job_s))
     m.print_table(HEAD, rows)
-    print_estimates([("pandas", pdj), ("duckdb", ddj)])
+    print_estimates([("pandas", pdj), ("duckdb", ddj)] + ([("pre-#11", old)] if old is not None else []))
+    if old is not None and usable(old) and usable(ddj):
+        print(f"  pre-#11 = the pandas path of {old.result['metaeval_from']} (before issue 11's alignment rewrite): DuckDB is "
+              f"{old.job_s / ddj.job_s:.1f}x faster than it, the current pandas path {old.job_s / pdj.job_s:.1f}x")
     for label, job in (("pandas", pdj), ("duckdb", ddj)):
         if usable(job):
             ok, bad = check_facts(job, facts)
@@ -169,6 +184,8 @@ def case_2m(args, verdicts):
         same = same_rep and diff <= TOL and a["n"] == b["n"] and a["n_units"] == b["n_units"]
         ratio = pdj.job_s / ddj.job_s
         print(f"  reports identical: {same_rep}; largest difference of estimate/interval ends: {diff:.1e}")
+        print(f"  speed-up in CPU time (all threads; DuckDB runs {os.cpu_count()} threads here): "
+              f"{pdj.job_cpu_s / ddj.job_cpu_s:.1f}x ({m.fmt_s(pdj.job_cpu_s)} vs {m.fmt_s(ddj.job_cpu_s)})")
         verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than pandas", ratio >= SPEEDUP_TARGET,
                          f"{ratio:.1f}x ({m.fmt_s(pdj.job_s)} vs {m.fmt_s(ddj.job_s)})"))
         verdicts.append(("2m: same report and numbers (1e-12)", same,
@@ -241,6 +258,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=m.DEFAULT_WORKDIR, help="where the data files are (re)used")
     ap.add_argument("--resamples", type=int, default=N_RESAMPLES)
     ap.add_argument("--pandas-10m", action="store_true", help="also run the pandas path on the 10M files (~2.5 min, 7 GB)")
+    ap.add_argument("--old-src", type=Path, default=None,
+                    help="a metaeval source tree from before issue 11 (e.g. `git archive 6964387 metaeval | tar -x -C "
+                         "/tmp/metaeval_pre11`, then --old-src /tmp/metaeval_pre11): adds its pandas path to case 2m")
     ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
@@ -269,8 +289,6 @@ def main(argv=None) -> int:
         print("\ntargets (issue 11, item 6):")
         for what, ok, detail in verdicts:
             print(f"  {m.verdict(ok)}  {what}: {detail}")
-        import os
-
         load = os.getloadavg()
         print(f"load average at end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
         return 0 if verdicts and all(ok for _, ok, _ in verdicts) else 1
