@@ -421,7 +421,7 @@ def units(rows_unit, cols, vals, D, kind, n_units=None, mult=None) -> Units:
     A.sum_duplicates()
     A.eliminate_zeros()
     A.sort_indices()
-    grouped = _iid_groups(A) if n_u > 50_000 else None
+    grouped = _iid_groups(A)
     codes, first = grouped if grouped is not None else _iid_groups_exact(A)
     m = np.ones(n_u, dtype=np.int64) if mult is None else np.asarray(mult, dtype=np.int64)
     mult_t = np.bincount(codes, weights=m, minlength=len(first)).round().astype(np.int64)

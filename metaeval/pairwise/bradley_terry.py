@@ -143,6 +143,25 @@ def _gradient_hessian(beta, lay, Wa, Wb, Tt, active, ridge):
     return grad, H - 1e-12 * np.eye(P)[None]
 
 
+def _gradient(beta, lay, Wa, Wb, Tt, active, ridge):
+    """The gradient of :func:`_objective` (the first half of :func:`_gradient_hessian`, without H)."""
+    M = lay.M
+    theta, h, delta = lay.unpack(beta)
+    d = theta[:, :, None] - theta[:, None, :] + h[:, None, None]
+    _, gd, _, gdel, _, _ = _bt_parts(d, Wa, Wb, Tt, delta, lay.davidson)
+    loc = (np.where(active, theta, 0.0)).sum(axis=1)
+    grad = np.zeros((lay.b, lay.P))
+    grad[:, :M] = gd.sum(axis=2) - gd.sum(axis=1) - ridge * theta - active * loc[:, None]
+    k = M
+    if lay.position:
+        grad[:, k] = gd.sum(axis=(1, 2))
+        k += 1
+    if lay.davidson:
+        grad[:, k] = gdel.sum(axis=(1, 2))
+    grad[:, :M][~active] = 0.0
+    return grad
+
+
 def _newton_step(H, grad):
     try:
         step = np.linalg.solve(H, grad[:, :, None])[:, :, 0]
@@ -151,7 +170,76 @@ def _newton_step(H, grad):
     return np.where(np.isfinite(step), step, 0.0)
 
 
-def bt_fit(Wa, Wb, Tt, *, davidson=False, position=False, ridge=0.0, max_iter=200, tol=1e-9):
+def _prep_counts(Wa, Wb, Tt):
+    eye = np.eye(Wa.shape[1], dtype=bool)
+    return tuple(np.where(eye, 0.0, x) for x in (Wa, Wb, Tt))
+
+
+def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0, max_iter=60, tol=1e-9):
+    """Refit b bootstrap replicates from the point fit with the point fit's Hessian (chord Newton).
+
+    Each iteration is ``β ← β − H₀⁻¹ ∇ℓ(β)``: one gradient per replicate and one matrix product
+    for all of them (no per-replicate factorization). A replicate's Hessian differs from the point
+    fit's by O(1/√N), so the iteration contracts fast at Arena size; its fixed point is where the
+    replicate's gradient is 0, i.e. the replicate's own maximum-likelihood fit, as :func:`bt_fit`
+    finds it. Replicates that have not converged after ``max_iter`` iterations (small data, a model
+    that won every battle of the replicate) are refitted by :func:`bt_fit` from scratch.
+
+    Parameters
+    ----------
+    Wa, Wb, Tt : numpy.ndarray
+        ``(b, M, M)`` counts, as for :func:`bt_fit`.
+    beta0 : numpy.ndarray
+        ``(P,)`` parameters of the point fit (θ, then h, then log ν).
+    H0 : numpy.ndarray
+        ``(P, P)`` Hessian of the penalized objective at the point fit.
+    davidson, position : bool
+    ridge : float
+    max_iter : int
+    tol : float
+
+    Returns
+    -------
+    theta, h, delta, ok
+        As :func:`bt_fit`.
+    """
+    b, M, _ = Wa.shape
+    Wa, Wb, Tt = _prep_counts(Wa, Wb, Tt)
+    lay = _Layout(b, M, position, davidson)
+    games = (Wa + Wb + Tt).sum(axis=2) + (Wa + Wb + Tt).sum(axis=1)
+    active = games > 0
+    Hinv = np.linalg.inv(H0)
+    beta = np.repeat(np.asarray(beta0, dtype=float)[None, :], b, axis=0)
+    done = np.zeros(b, dtype=bool)
+    for _ in range(max_iter):
+        todo = np.flatnonzero(~done)
+        if not len(todo):
+            break
+        lay_t = _Layout(len(todo), M, position, davidson)
+        grad = _gradient(beta[todo], lay_t, Wa[todo], Wb[todo], Tt[todo], active[todo], ridge)
+        step = grad @ Hinv.T
+        step = np.where(np.isfinite(step), step, np.inf)
+        beta[todo] = beta[todo] - step
+        size = np.abs(step).max(axis=1)
+        done[todo[size < tol]] = True
+    bad = ~done | ~np.isfinite(beta).all(axis=1) | (np.abs(beta) > 30).any(axis=1)
+    theta, h, delta = lay.unpack(beta)
+    theta, h, delta = theta.copy(), h.copy(), delta.copy()
+    ok = ~bad
+    if bad.any():
+        i = np.flatnonzero(bad)
+        t2, h2, d2, ok2 = bt_fit(Wa[i], Wb[i], Tt[i], davidson=davidson, position=position, ridge=ridge)
+        theta[i], ok[i] = t2, ok2
+        if position:
+            h[i] = h2
+        if davidson:
+            delta[i] = d2
+    theta = np.where(active, theta, np.nan)
+    theta = theta - np.nanmean(theta, axis=1, keepdims=True)
+    return theta, h, delta, ok
+
+
+def bt_fit(Wa, Wb, Tt, *, davidson=False, position=False, ridge=0.0, max_iter=200, tol=1e-9, full=False):
     """Batched (penalized) ML fit of b replicates at once.
 
     Parameters
@@ -164,6 +252,8 @@ def bt_fit(Wa, Wb, Tt, *, davidson=False, position=False, ridge=0.0, max_iter=20
         Penalty ``ridge/2 · Σ θ²``.
     max_iter, tol : int, float
         Newton iterations and the step size that counts as converged.
+    full : bool
+        Also return the parameters β and the Hessian at the optimum (for :func:`bt_refit`).
 
     Returns
     -------
@@ -208,6 +298,8 @@ def bt_fit(Wa, Wb, Tt, *, davidson=False, position=False, ridge=0.0, max_iter=20
     theta = np.where(active, theta, np.nan)
     theta = theta - np.nanmean(theta, axis=1, keepdims=True)   # exactly mean 0 (the fit is, up to rounding)
     ok = converged & ~(np.abs(beta) > 30).any(axis=1)
+    if full:
+        return theta, h, delta, ok, beta, _gradient_hessian(beta, lay, Wa, Wb, Tt, active, ridge)[1]
     return theta, h, delta, ok
 
 
@@ -227,10 +319,24 @@ def pair_columns(df, models, rule_name, invalid, ties="half"):
     return a * len(models) + b, col
 
 
+#: From this many models on, bootstrap replicates are refitted from the point fit by :func:`bt_refit`
+#: (below, each replicate is fitted by Newton's method from zero, as before).
+REFIT_MIN_MODELS = 30
+
+
 def _bt_kernel(M, *, davidson, position, ridge, anchor_index, scale):
+    point = {}
+
     def kern(S):
         C = np.asarray(S, dtype=float).reshape(-1, 3, M, M)
-        theta, h, delta, ok = bt_fit(C[:, 0], C[:, 1], C[:, 2], davidson=davidson, position=position, ridge=ridge)
+        if "beta" in point and M >= REFIT_MIN_MODELS:
+            theta, h, delta, ok = bt_refit(C[:, 0], C[:, 1], C[:, 2], point["beta"], point["H"], davidson=davidson,
+                                           position=position, ridge=ridge)
+        else:
+            theta, h, delta, ok, beta, H = bt_fit(C[:, 0], C[:, 1], C[:, 2], davidson=davidson, position=position,
+                                                  ridge=ridge, full=True)
+            if len(C) == 1 and ok[0] and "beta" not in point:
+                point.update(beta=beta[0], H=H[0])      # the point fit: where replicates start from
         if anchor_index is not None:
             theta = theta - theta[:, [anchor_index]]
         if scale == "elo":

@@ -17,16 +17,17 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ._prepare import (
-    apply_baseline,
+    aggregate,
     by_judge,
+    cell_units,
     check_policy,
-    models_of,
+    drop_self_battles,
     need_frame,
-    prepare,
-    unit_index,
-    units,
+    prepare_codes,
+    present_models,
     warn_invalid,
     warn_missing,
+    weight,
 )
 from ._results import (
     DEFAULT_CI_METHOD,
@@ -75,14 +76,21 @@ def rule_n(counts, w) -> float:
 
 
 def perspective_rows(df, models, baseline, invalid, soft):
-    """Per row and side: (row, model index, category 0..4, soft points)."""
-    mi = {m: i for i, m in enumerate(models)}
+    """Per row and side: (row, model index, category 0..4, soft points).
+
+    ``a``/``b`` are model names, or already indices into ``models`` (a coded frame)."""
     code = df["code"].to_numpy().copy()
     is_inv = code == INV
     if invalid == "tie":
         code[is_inv] = T
-    a = df["a"].map(mi).to_numpy()
-    b = df["b"].map(mi).to_numpy()
+    if df["a"].dtype.kind in "iu":
+        a, b = df["a"].to_numpy(), df["b"].to_numpy()
+        first_is_base = a == (models.index(baseline) if baseline in models else -1)
+    else:
+        mi = {m: i for i, m in enumerate(models)}
+        a = df["a"].map(mi).to_numpy()
+        b = df["b"].map(mi).to_numpy()
+        first_is_base = df["a"].to_numpy() == baseline
     pref = df["pref"].to_numpy() if soft else np.full(len(df), np.nan)
     n = np.arange(len(df))
     loss = is_inv & (invalid == "loss")
@@ -93,7 +101,7 @@ def perspective_rows(df, models, baseline, invalid, soft):
                 np.concatenate([2 - pref, pref - 1]))
     # the evaluated side is the one that is not the baseline (a self-battle of the baseline counts
     # from the second position, as AlpacaEval's generator_2)
-    eval_is_b = df["a"].to_numpy() == baseline
+    eval_is_b = first_is_base
     m = np.where(eval_is_b, b, a)
     cat = np.where(loss, L_CAT, np.where(eval_is_b, 4 - np.minimum(code, 4), code))
     return n, m, cat.astype(np.int64), np.where(eval_is_b, pref - 1, 2 - pref)
@@ -107,27 +115,45 @@ def _check_options(battles, invalid, fdt_plain_tie, ci_method):
 
 
 def _rater_battles(sub, *, baseline, invalid, preference, cluster, cols):
-    """One rater's battles: normalized, against the baseline, parse failures handled."""
-    df, n_missing = prepare(sub, preference=preference, cluster=cluster, **cols)
+    """One rater's battles as counted cells: against the baseline, parse failures handled.
+
+    Returns ``(cells, n_invalid, n_missing, invalid per model, models)``; the cells' ``a``/``b``
+    index ``models``.
+    """
+    df, n_missing, names, _ = prepare_codes(sub, preference=preference, cluster=cluster, need_item=False, **cols)
     warn_missing(n_missing, "battle")
-    df = apply_baseline(df, baseline)
+    df = aggregate(df)
+    if baseline is None:
+        df = drop_self_battles(df)
+    else:
+        bi = int(np.searchsorted(names, str(baseline)))
+        bi = bi if bi < len(names) and names[bi] == str(baseline) else -1
+        involved = ((df["a"] == bi) | (df["b"] == bi)).to_numpy()
+        if not involved.any():
+            present = np.unique(np.concatenate([df["a"].to_numpy(), df["b"].to_numpy()]))
+            raise InputError(f"no battle involves the baseline {baseline!r}",
+                             expected=f"a model among {[str(x) for x in names[present]][:10]}")
+        df = df[involved].reset_index(drop=True)
+    n = weight(df)
     inv = (df["code"] == INV).to_numpy()
-    inv_by_model = pd.concat([df.loc[inv, "a"], df.loc[inv, "b"]]).value_counts()
+    per = np.bincount(df["a"].to_numpy()[inv], weights=n[inv], minlength=len(names)) + np.bincount(
+        df["b"].to_numpy()[inv], weights=n[inv], minlength=len(names))
+    inv_by_model = pd.Series(per.round().astype(np.int64), index=[str(x) for x in names])
+    n_inv = int(n[inv].sum())
     if invalid == "drop":
         df = df[~inv].reset_index(drop=True)
-    warn_invalid(int(inv.sum()), invalid, "battle")
+    warn_invalid(n_inv, invalid, "battle")
     if df.empty:
         raise InputError("no battles left to compute win rates from")
-    return df, int(inv.sum()), n_missing, inv_by_model
+    df, models = present_models(df, names)
+    return df, n_inv, n_missing, inv_by_model, models
 
 
 def _slot_units(df, slot, rows, cats, pts, n_slots, cluster, soft):
     """Units whose statistic is, per slot (model or ordered pair), 5 category counts and soft points."""
-    unit_of_row, kind = unit_index(df, cluster)
-    u = unit_of_row[rows]
     cols = np.concatenate([slot * 6 + cats, slot * 6 + 5])
     vals = np.concatenate([np.ones(len(rows)), np.nan_to_num(pts) if soft else np.zeros(len(rows))])
-    return units(np.concatenate([u, u]), cols, vals, n_slots * 6, kind, n_units=int(unit_of_row.max()) + 1)
+    return cell_units(df, np.concatenate([rows, rows]), cols, vals, n_slots * 6, cluster)
 
 
 def _counts_extra(c):
@@ -239,17 +265,17 @@ def win_rates(battles: pd.DataFrame, *, tie_rule: str | list = "all", baseline: 
     out = PairwiseResult(name="win_rates")
     total_invalid = total_missing = 0
     for jname, sub in by_judge(battles, judge):
-        df, n_invalid, n_missing, inv_by_model = _rater_battles(sub, baseline=baseline, invalid=invalid,
-                                                                preference=preference, cluster=cluster, cols=cols)
+        df, n_invalid, n_missing, inv_by_model, models = _rater_battles(
+            sub, baseline=baseline, invalid=invalid, preference=preference, cluster=cluster, cols=cols)
         total_invalid += n_invalid
         total_missing += n_missing
-        models = models_of(df)
         M = len(models)
         rows, mods, cats, pts = perspective_rows(df, models, baseline, invalid, soft)
         u = _slot_units(df, mods, rows, cats, pts, M, cluster, soft)
         res = rs.run(rate_kernel(M, weights), u)
         counts = u.total().reshape(M, 6)
-        self_battle = baseline is not None and ((df["a"] == baseline) & (df["b"] == baseline)).any()
+        bi = models.index(baseline) if baseline in models else -1
+        self_battle = baseline is not None and bool(((df["a"] == bi) & (df["b"] == bi)).any())
         report = [i for i, m in enumerate(models) if baseline is None or m != baseline or self_battle]
         for r_i, (r, w) in enumerate(zip(rules, weights)):
             for i in report:
@@ -324,13 +350,11 @@ def head_to_head(battles: pd.DataFrame, *, tie_rule: str | list = "fdt", invalid
     rs = Resampler(ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
     out = PairwiseResult(name="head_to_head")
     for jname, sub in by_judge(battles, judge):
-        df, n_invalid, _, _ = _rater_battles(sub, baseline=None, invalid=invalid, preference=preference,
-                                             cluster=cluster, cols=cols)
-        models = models_of(df)
+        df, n_invalid, _, _, models = _rater_battles(sub, baseline=None, invalid=invalid, preference=preference,
+                                                     cluster=cluster, cols=cols)
         M = len(models)
         rows, mods, cats, pts = perspective_rows(df, models, None, invalid, soft)
-        mi = {m: i for i, m in enumerate(models)}
-        opp = np.concatenate([df["b"].map(mi).to_numpy(), df["a"].map(mi).to_numpy()])
+        opp = np.concatenate([df["b"].to_numpy(), df["a"].to_numpy()])
         u = _slot_units(df, mods * M + opp, rows, cats, pts, M * M, cluster, soft)
         res = rs.run(rate_kernel(M * M, weights), u)
         counts = u.total().reshape(M * M, 6)
