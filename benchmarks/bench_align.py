@@ -52,8 +52,9 @@ TOL = 1e-12
 SIZES = {"2m": (2_000_000, "qrels"), "10m": (10_000_000, "qrels"), "100m": (100_000_000, "parquet")}
 QUICK = {"2m": (20_000, "qrels"), "10m": (100_000, "qrels"), "100m": (1_000_000, "parquet")}
 # imported in the child's "import" stage (metaeval's names are lazy: without this the first call pays them)
-PRELOAD = ("numpy", "pandas", "pyarrow", "scipy", "duckdb", "metaeval.data.alignment", "metaeval.agreement.coefficients",
-           "metaeval.core.resample")
+PRELOAD = ("numpy", "pandas", "pyarrow", "scipy.stats", "duckdb", "metaeval.data.alignment",
+           "metaeval.agreement.coefficients", "metaeval.agreement.kernels", "metaeval.agreement.analytic",
+           "metaeval.core.resample", "metaeval.core.registry")
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_align.txt"
 
 
@@ -66,7 +67,10 @@ def _report_dict(rep) -> dict:
 
 
 def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apart=False):
-    """Child job: align the two files with ``engine`` ("pandas" or "duckdb") and compute the cluster kappa.
+    """Child job: align the two files with ``engine`` and compute the cluster kappa.
+
+    ``engine``: "pandas" (the rows path, as before issue 11), "pandas-tables" (the pandas engine with
+    ``by=("query_id",), rows=False``) or "duckdb" (``by=("query_id",), rows=False``).
 
     ``read_apart`` (pandas path and qrels files only, for profiling) reads the files with
     ``metaeval.read_qrels`` first, so reading and aligning are timed apart.
@@ -83,6 +87,10 @@ def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apar
         if not has_engine:
             return {"unavailable": "metaeval.align has no engine= parameter yet"}
         kw.update(engine="duckdb", by=("query_id",), rows=False)
+    elif engine == "pandas-tables":
+        if not has_engine:
+            return {"unavailable": "metaeval.align has no engine= parameter yet"}
+        kw.update(engine="pandas", by=("query_id",), rows=False)
     elif has_engine:
         kw.update(engine="pandas")
     if read_apart:
@@ -145,11 +153,11 @@ def check_facts(job, facts):
 
 
 def print_estimates(jobs):
-    print(f"  {'':<8}{'estimate':>20}{'low':>20}{'high':>20}{'se':>12}{'n':>12}{'clusters':>9}")
+    print(f"  {'':<10}{'estimate':>20}{'low':>20}{'high':>20}{'se':>12}{'n':>12}{'clusters':>9}")
     for label, job in jobs:
         if usable(job):
             r = job.result
-            print(f"  {label:<8}{r['estimate']:>20.15f}{r['low']:>20.15f}{r['high']:>20.15f}{r['se']:>12.3e}"
+            print(f"  {label:<10}{r['estimate']:>20.15f}{r['low']:>20.15f}{r['high']:>20.15f}{r['se']:>12.3e}"
                   f"{r['n']:>12,}{r['n_units'] or 0:>9,}")
 
 
@@ -161,13 +169,18 @@ def case_2m(args, verdicts):
     pdj = run("2m", "pandas", "pandas", paths, args)
     ddj = run("2m", "duckdb", "duckdb", paths, args)
     old = run("2m", "pre-#11", "pandas", paths, args, src=args.old_src) if args.old_src else None
+    ptj = run("2m", "pd-tables", "pandas-tables", paths, args) if args.pandas_tables else None
     rows = [job_row("pandas", pdj)]
     if usable(pdj):
         rows.append(job_row("duckdb", ddj, pdj.job_s))
-        if old is not None:
-            rows.append(job_row("pre-#11", old, pdj.job_s))
+        for label, j in (("pd-tables", ptj), ("pre-#11", old)):
+            if j is not None:
+                rows.append(job_row(label, j, pdj.job_s))
     m.print_table(HEAD, rows)
-    print_estimates([("pandas", pdj), ("duckdb", ddj)] + ([("pre-#11", old)] if old is not None else []))
+    print_estimates([("pandas", pdj), ("duckdb", ddj)] + [(lab, j) for lab, j in (("pd-tables", ptj), ("pre-#11", old))
+                                                          if j is not None])
+    if ptj is not None:
+        print("  pd-tables = the pandas engine asked for tables (by=('query_id',), rows=False), for information")
     if old is not None and usable(old) and usable(ddj):
         print(f"  pre-#11 = the pandas path of {old.result['metaeval_from']} (before issue 11's alignment rewrite): DuckDB is "
               f"{old.job_s / ddj.job_s:.1f}x faster than it, the current pandas path {old.job_s / pdj.job_s:.1f}x")
@@ -261,6 +274,8 @@ def main(argv=None) -> int:
     ap.add_argument("--old-src", type=Path, default=None,
                     help="a metaeval source tree from before issue 11 (e.g. `git archive 6964387 metaeval | tar -x -C "
                          "/tmp/metaeval_pre11`, then --old-src /tmp/metaeval_pre11): adds its pandas path to case 2m")
+    ap.add_argument("--pandas-tables", action="store_true",
+                    help="case 2m: also the pandas engine with by=('query_id',), rows=False (information)")
     ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
