@@ -127,7 +127,7 @@ def _factor(values):
 
 
 def prepare_codes(battles, *, item="item_id", model_a="model_a", model_b="model_b", outcome="outcome",
-                  preference=None, what="battles", cluster=None, need_item=True):
+                  preference=None, what="battles", cluster=None, need_item=True, keep=()):
     """:func:`prepare` with integer codes: the same rows, outcomes, errors and missing-row count.
 
     Returns ``(frame, n_missing, names, items)``: the frame has ``a, b`` (index into ``names``, the
@@ -146,6 +146,9 @@ def prepare_codes(battles, *, item="item_id", model_a="model_a", model_b="model_
     cb, ub = _factor(df[model_b])
     names = np.unique(np.concatenate([ua, ub]).astype(str))
     cols = {"a": np.searchsorted(names, ua.astype(str))[ca], "b": np.searchsorted(names, ub.astype(str))[cb]}
+    for c in keep:
+        if c in df.columns:
+            cols[c] = df[c].to_numpy()
     items = None
     if need_item or (isinstance(cluster, str) and cluster in ("item_id", item)):
         cols["item"], items = _factor(df[item])
@@ -177,6 +180,34 @@ def prepare_codes(battles, *, item="item_id", model_a="model_a", model_b="model_
     cols["code"] = np.asarray(code, dtype=np.int64)
     out = pd.DataFrame({k: (v[ok] if len(v) == len(ok) else v) for k, v in cols.items()})
     return out, int((~ok).sum()), names, items
+
+
+def joint_codes(frames):
+    """Re-code coded frames (:func:`prepare_codes` results) to one vocabulary of models and items.
+
+    ``frames`` is a list of ``(frame, names, items)``; returns the frames (copies, ``a``/``b``/``item``
+    re-coded), the joint sorted model names and the joint items (in order of first appearance,
+    frame by frame).
+    """
+    names = np.unique(np.concatenate([f[1].astype(str) for f in frames]))
+    items = pd.unique(np.concatenate([f[2] for f in frames]).astype(object))
+    imap = pd.Index(items)
+    out = []
+    for df, nm, it in frames:
+        df = df.copy()
+        pos = np.searchsorted(names, nm.astype(str))
+        df["a"], df["b"] = pos[df["a"].to_numpy()], pos[df["b"].to_numpy()]
+        df["item"] = imap.get_indexer(it)[df["item"].to_numpy()]
+        out.append(df)
+    return out, names, np.asarray(items, dtype=object)
+
+
+def pair_key(item, lo, hi, n_models):
+    """One integer per (item, model, model) key (for grouping and factorizing without strings)."""
+    item, lo, hi = (np.asarray(x, dtype=np.int64) for x in (item, lo, hi))
+    if (int(item.max(initial=0)) + 1) * n_models * n_models < 2**62:
+        return (item * n_models + lo) * n_models + hi
+    return pd.DataFrame({"i": item, "l": lo, "h": hi}).groupby(["i", "l", "h"], sort=False).ngroup().to_numpy()
 
 
 def aggregate(df, by=("a", "b", "code", "cl", "pref", "item")):

@@ -23,9 +23,12 @@ from ..core.errors import InputError
 from ._prepare import (
     check_duplicates,
     check_policy,
+    joint_codes,
     need_frame,
     orient,
+    pair_key,
     prepare,
+    prepare_codes,
     relative,
     units,
     warn_invalid,
@@ -155,11 +158,12 @@ def agreement_run(comp: Comparisons, rules, policy, fdt_plain_tie, rs: Resampler
     return res, names, pooled, specs, n_inv
 
 
-def _align(ref_df, cand_df, duplicates):
+def _align(ref_df, cand_df, duplicates, names=None, items=None):
     """Align two normalized battle frames on (item, unordered model pair).
 
     ``code_ref``/``code_cand`` are in the candidate's presentation order (so that A means the model
-    the candidate saw first, as kappa's margins need).
+    the candidate saw first, as kappa's margins need). Coded frames (:func:`prepare_codes`, one
+    vocabulary) come with their ``names`` and ``items`` for the messages.
     """
     frames = []
     for name, df in (("cand", cand_df), ("ref", ref_df)):
@@ -177,8 +181,11 @@ def _align(ref_df, cand_df, duplicates):
         info[f"n_{name}_rows"] = len(f)
         if dup.any() and duplicates == "error":
             ex = f[dup].iloc[0]
+            it, lo, hi = ex["item"], ex["lo"], ex["hi"]
+            if names is not None:
+                it, lo, hi = str(items[it]), str(names[lo]), str(names[hi])
             raise InputError(f"{int(dup.sum())} {name} rows judge a battle more than once (e.g. item "
-                             f"{ex['item']!r}, {ex['lo']} vs {ex['hi']})",
+                             f"{it!r}, {lo} vs {hi})",
                              fix="keep one row per battle (e.g. battles[battles.swapped == 0]), pass "
                                  "duplicates='all' to compare every pair of rows (each battle weighs 1), "
                                  "or use majority_verdict for several human annotators")
@@ -221,16 +228,18 @@ def comparisons(reference, candidate, *, item, model_a, model_b, outcome, cluste
     duplicates = check_duplicates(duplicates)
     keep = [by] if isinstance(by, str) else []
     cols = dict(item=item, model_a=model_a, model_b=model_b, outcome=outcome, keep=keep, cluster=cluster)
-    rd, nmr = prepare(reference, what="reference", **cols)
-    cd, nmc = prepare(candidate, what="candidate", **cols)
+    rd, nmr, names_r, items_r = prepare_codes(reference, what="reference", **cols)
+    cd, nmc, names_c, items_c = prepare_codes(candidate, what="candidate", **cols)
     warn_missing(nmr + nmc, "reference/candidate")
-    m, info = _align(rd, cd, duplicates)
+    (rd, cd), names, items = joint_codes([(rd, names_r, items_r), (cd, names_c, items_c)])
+    m, info = _align(rd, cd, duplicates, names, items)
     info["n_missing"] = nmr + nmc
     if m.empty:
         raise InputError("the reference and candidate battles share no battle (item, model pair)",
                          fix="check the item ids and model names of both frames")
+    m.attrs["names"] = names
     if cluster is None:
-        unit = pd.factorize(m["item"].astype(str) + "\x1f" + m["lo"] + "\x1f" + m["hi"])[0]
+        unit = pd.factorize(pair_key(m["item"], m["lo"], m["hi"], len(names)))[0]
         kind = "items"
     else:
         unit = pd.factorize(m["cl__cand"].astype(str))[0]
@@ -437,7 +446,8 @@ def seen_unseen_agreement(reference: pd.DataFrame, candidate: pd.DataFrame, *, u
     unseen = _unseen_models(reference, candidate, unseen_models, model_a, model_b)
     comp, m = comparisons(reference, candidate, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
                           cluster=cluster, duplicates=duplicates)
-    is_unseen = m["lo"].isin(unseen).to_numpy() | m["hi"].isin(unseen).to_numpy()
+    is_unseen_model = np.isin(m.attrs["names"].astype(str), list(unseen))
+    is_unseen = is_unseen_model[m["lo"].to_numpy()] | is_unseen_model[m["hi"].to_numpy()]
     comp.group = np.where(is_unseen, 1, 0)
     comp.group_names = ["seen", "unseen"]
     specs = _specs(rules, invalid, fdt_plain_tie)

@@ -19,7 +19,19 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import UndefinedStatisticWarning
-from ._prepare import by_judge, check_policy, need_frame, orient, prepare, unit_index, units, warn_invalid, warn_missing
+from ._prepare import (
+    aggregate,
+    by_judge,
+    cell_units,
+    check_policy,
+    need_frame,
+    orient,
+    pair_key,
+    prepare_codes,
+    units,
+    warn_invalid,
+    warn_missing,
+)
 from ._results import (
     DEFAULT_CI_METHOD,
     DEFAULT_N_RESAMPLES,
@@ -44,8 +56,14 @@ CONFOUNDED = ("no item is judged in both presentation orders and no pair of mode
 def _order_varies(df) -> bool:
     """Whether some pair of (different) models is shown in both orders, on any items."""
     lo, hi, _, flip = orient(df)
-    f = pd.DataFrame({"lo": lo, "hi": hi, "flip": flip})[lo != hi]
-    return bool(len(f)) and bool((f.groupby(["lo", "hi"])["flip"].nunique() > 1).any())
+    keep = lo != hi
+    if not keep.any():
+        return False
+    n = int(max(lo.max(), hi.max())) + 1
+    pair = lo[keep].astype(np.int64) * n + hi[keep]
+    fwd = np.unique(pair[~flip[keep]])
+    rev = np.unique(pair[flip[keep]])
+    return bool(len(np.intersect1d(fwd, rev)))
 
 
 def _confounded(kernel):
@@ -69,13 +87,15 @@ def _first_position(df, rules, invalid, fdt_plain_tie, cluster, rs, *, soft=Fals
         code = np.where(inv, T, code)
         inv = np.zeros(len(code), dtype=bool)
     d1 = df[~inv].reset_index(drop=True)
-    c1 = code[~inv]
+    d1["code"] = code[~inv]
     if not len(d1):
         return []
-    unit_of_row, kind = unit_index(d1, cluster)
+    d1 = aggregate(d1, by=("code", "pref", "cl"))          # the contribution depends on these only
+    c1 = d1["code"].to_numpy()
+    rows = np.arange(len(d1))
     pts = (2 - d1["pref"].to_numpy(dtype=float)) if soft else np.zeros(len(d1))
-    u = units(np.concatenate([unit_of_row, unit_of_row]), np.concatenate([c1, np.full(len(c1), 5)]),
-              np.concatenate([np.ones(len(c1)), np.nan_to_num(pts)]), 6, kind, n_units=int(unit_of_row.max()) + 1)
+    u = cell_units(d1, np.concatenate([rows, rows]), np.concatenate([c1, np.full(len(c1), 5)]),
+                   np.concatenate([np.ones(len(c1)), np.nan_to_num(pts)]), 6, cluster)
     # FDT: a plain tie is left out ("tie", "drop") or won by the first position ("first")
     plain = "first" if fdt_plain_tie == "first" else "drop"
     weights = [None if lookup_rule(r).needs_preference else lookup_rule(r, plain_tie=plain).win_weights()
@@ -110,7 +130,8 @@ def _swap_comparisons(df, cluster):
     if n_pairs == 0:
         return None, 0
     if cluster is None:
-        unit, kind = pd.factorize(pairs["item"] + "\x1f" + pairs["lo"] + "\x1f" + pairs["hi"])[0], "items"
+        n_models = int(max(pairs["lo"].max(), pairs["hi"].max())) + 1
+        unit, kind = pd.factorize(pair_key(pairs["item"], pairs["lo"], pairs["hi"], n_models))[0], "items"
     else:
         unit, kind = pd.factorize(pairs["cl"])[0], "clusters"
     comp = Comparisons(pairs["code_f"].to_numpy(), pairs["code_r"].to_numpy(), (1.0 / pairs["np"]).to_numpy(),
@@ -253,8 +274,8 @@ def position_bias(battles: pd.DataFrame, *, tie_rule: str | list = "all", invali
     out = PairwiseResult(name="position_bias")
     out.info = {"n_swap_pairs": {}}
     for jname, sub in by_judge(battles, judge):
-        df, nm = prepare(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome, cluster=cluster,
-                         preference=preference)
+        df, nm, _, _ = prepare_codes(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
+                                     cluster=cluster, preference=preference)
         warn_missing(nm, "battle")
         warn_invalid(int((df["code"] == INV).sum()), invalid, f"{jname or 'battle'}")
         jkey = {"judge": jname} if jname is not None else {}
