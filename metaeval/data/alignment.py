@@ -916,22 +916,56 @@ def _truthy(series: pd.Series) -> np.ndarray:
 _F = {f: np.int8(i + 1) for i, f in enumerate(FATES)}
 
 
-def _clean_uniques(series: pd.Series):
-    """Factorize one key column: (codes, cleaned unique values). Cleaning happens on the uniques only:
-    integral floats become integer strings, everything else ``str(v).strip()``, and an empty value
-    is missing (``None``)."""
-    codes, uniq = pd.factorize(series, use_na_sentinel=True)
-    u = np.asarray(uniq, dtype=object)
-    if series.dtype.kind == "f" and len(u):
+def _clean(u: np.ndarray, floats: bool):
+    """Cleaned key values of unique raw values: integral floats (of a float column whose values are all
+    integral) become integer strings, everything else ``str(v).strip()``; an empty value is missing
+    (``None``). Returns (cleaned object array, whether any value changed)."""
+    if floats and len(u):
         vals = u.astype(float)
         if (vals == np.round(vals)).all():
-            clean = [str(int(v)) for v in vals]
-        else:
-            clean = [str(v).strip() for v in u]
+            return np.array([str(int(v)) for v in vals] + [None], dtype=object)[:-1], True
+        clean = [str(v).strip() for v in u]
     else:
         clean = [v.strip() if type(v) is str else str(v).strip() for v in u]
-    out = np.array([v if v else None for v in clean] + [None], dtype=object)[:-1]
-    return np.asarray(codes, dtype=np.int64), out
+    changed = floats or any(a is not b for a, b in zip(clean, u))
+    return np.array([v if v else None for v in clean] + [None], dtype=object)[:-1], changed or not all(clean)
+
+
+# the characters str.strip() strips (str.isspace), as an RE2 class (checked against Python in the tests)
+_WS = r"[\t-\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+
+
+def _clean_arrow_strings(uniq) -> bool:
+    """True when ``uniq`` holds Arrow-backed strings that need no cleaning (no empty value, no
+    leading or trailing whitespace): then they stay in Arrow, with no Python string per value."""
+    dtype = getattr(uniq, "dtype", None)
+    if not (isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow"):
+        return False
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(uniq)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return False
+    if len(arr) == 0:
+        return True
+    if pc.any(pc.equal(pc.utf8_length(arr), 0)).as_py():
+        return False
+    return not pc.any(pc.match_substring_regex(arr, f"^{_WS}|{_WS}$")).as_py()
+
+
+def _factorize(series: pd.Series, floats: bool):
+    """(codes, cleaned uniques) of one key column; cleaning touches the unique values only."""
+    codes, uniq = pd.factorize(series, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.int64)
+    if not floats and _clean_arrow_strings(uniq):
+        return codes, uniq
+    clean, changed = _clean(np.asarray(uniq, dtype=object), floats)
+    if changed:   # cleaned values may coincide (" a" and "a"), or be missing: factorize them again
+        g, uniq2 = pd.factorize(clean, use_na_sentinel=True)
+        codes = np.append(np.asarray(g, dtype=np.int64), -1)[codes]
+        clean = np.asarray(uniq2, dtype=object)
+    return codes, clean
 
 
 def _shared_keys(frames, on):
@@ -939,32 +973,43 @@ def _shared_keys(frames, on):
 
     Returns ``(keys, codes, uniques)``: ``keys[s]`` the combined key of side s's rows,
     ``codes[s][j]`` the code of column ``on[j]``, ``uniques[j]`` the cleaned strings of column j.
+    Both sides' columns are factorized together (one hash table, no per-row string work) unless
+    one of them is a float column (whose integrality rule is the side's own).
     """
     n_sides = len(frames)
+    sizes = [len(df) for df in frames]
     codes = [[None] * len(on) for _ in range(n_sides)]
     uniques = []
     for j, c in enumerate(on):
-        per = [_clean_uniques(df[c]) for df in frames]
-        allu = np.concatenate([u for _, u in per]) if per else np.array([], dtype=object)
-        g, uniq = pd.factorize(allu, use_na_sentinel=True)
+        cols = [df[c] for df in frames]
+        if not any(col.dtype.kind == "f" for col in cols):
+            same = all(col.dtype == cols[0].dtype for col in cols)
+            both = pd.concat(cols if same else [col.astype(object) for col in cols], ignore_index=True)
+            cj, uj = _factorize(both, False)
+            del both
+            uniques.append(uj)
+            for s, part in enumerate(np.split(cj, np.cumsum(sizes)[:-1])):
+                codes[s][j] = part
+            continue
+        per = [_factorize(col, col.dtype.kind == "f") for col in cols]
+        g, uniq = pd.factorize(np.concatenate([u for _, u in per]), use_na_sentinel=True)
         uniques.append(np.asarray(uniq, dtype=object))
         start = 0
         for s, (cs, u) in enumerate(per):
             gs = np.append(np.asarray(g[start:start + len(u)], dtype=np.int64), -1)
             start += len(u)
-            codes[s][j] = gs[cs]              # cs = -1 (NaN) picks the appended -1
-    keys = []
-    missing = [np.zeros(len(df), dtype=bool) for df in frames]
+            codes[s][j] = gs[cs]              # cs = -1 (missing) picks the appended -1
+    missing = [np.zeros(n, dtype=bool) for n in sizes]
     for s in range(n_sides):
         for j in range(len(on)):
             missing[s] |= codes[s][j] < 0
     bound = 1
-    keys = [np.zeros(len(df), dtype=np.int64) for df in frames]
+    keys = [np.zeros(n, dtype=np.int64) for n in sizes]
     for j in range(len(on)):
         size = max(len(uniques[j]), 1)
         if bound * size > 2 ** 62:          # compact the combined key first (never overflows)
             g, _ = pd.factorize(np.concatenate(keys))
-            keys = np.split(np.asarray(g, dtype=np.int64), np.cumsum([len(k) for k in keys])[:-1])
+            keys = np.split(np.asarray(g, dtype=np.int64), np.cumsum(sizes)[:-1])
             bound = int(g.max()) + 1 if len(g) else 1
         keys = [k * size + np.maximum(codes[s][j], 0) for s, k in enumerate(keys)]
         bound *= size
@@ -1299,7 +1344,9 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
     c_idx = np.where(has_c, crow[np.maximum(c_pos, 0)] if len(crow) else 0, -1)
     rc = codes[0]
     key_cols = list(on) if rows else [c for c in on if c in by]
-    data = pd.DataFrame({c: uniques[j][rc[j][r_idx]] for j, c in enumerate(on) if c in key_cols})
+    # one Python string per distinct key value, shared by the rows (Arrow dictionaries converted here)
+    data = pd.DataFrame({c: np.asarray(uniques[j], dtype=object)[rc[j][r_idx]]
+                         for j, c in enumerate(on) if c in key_cols})
     data["reference"] = rkeep["_label"].to_numpy(dtype=float)[take]
     cand_lab = np.full(len(r_idx), np.nan)
     cand_lab[has_c] = ckeep["_label"].to_numpy(dtype=float)[c_pos[has_c]]
