@@ -1,0 +1,529 @@
+"""The DuckDB alignment engine: :func:`metaeval.align`'s accounting on inputs of any size, streamed.
+
+Inputs are read by DuckDB where it can (TREC qrels text, plain or gzipped, as lines; CSV/TSV; Parquet
+files, globs and hive-partitioned folders) and registered without a copy where they already live in
+memory (pandas, polars, Arrow, DuckDB relations). The alignment itself is :mod:`.plan` (SQL written
+once, also run by Spark). DuckDB works under a memory limit and spills to a temporary folder (under
+:func:`tempfile.gettempdir`, removed afterwards), so that inputs larger than memory align.
+
+Anything the fast readers find unusual (a qrels line that is not four clean fields, blank lines in a
+CSV, a byte-order mark, a parse error) is read by the pandas readers of :mod:`metaeval.data.io`
+instead, so that errors carry the same messages (file, line, text) and odd files the same rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob as globmod
+import mmap
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError
+from ...core.scale import Scale
+from .base import AlignmentCounts
+from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
+
+__all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
+
+#: DuckDB's memory limit when the engine opens its own connection: two 10M-line qrels files align
+#: within 2 GB peak of the whole process with it (benchmarks/bench_align.py).
+DEFAULT_MEMORY_LIMIT = "1GB"
+
+_TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
+              ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+class _Duck:
+    """The :class:`~.plan.Executor` over a DuckDB connection."""
+
+    dialect = DUCKDB
+
+    def __init__(self, con):
+        self.con = con
+
+    def materialize(self, name, select):
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {select}")
+
+    def rows(self, sql):
+        return self.con.execute(sql).fetchall()
+
+    def frame(self, sql):
+        return self.con.execute(sql).df()
+
+    def drop(self, name):
+        self.con.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _columns(con, view) -> dict:
+    out = {}
+    for name, typ, *_ in con.execute(f"DESCRIBE {view}").fetchall():
+        if name not in ("_rid", "_line", "_source"):
+            out[name] = column_kind(str(typ))
+    return out
+
+
+def _ext(name: str) -> str:
+    base = name[:-3] if name.endswith(".gz") else name
+    return os.path.splitext(base)[1].lower()
+
+
+def _is_table(name: str) -> bool:
+    """What the pandas path reads as a table (everything else is qrels text)."""
+    from ..alignment import _TABLE_EXTS
+
+    base = name[:-3] if name.endswith(".gz") else name
+    return base.lower().endswith(_TABLE_EXTS)
+
+
+def _object_to_text(df: pd.DataFrame) -> pd.DataFrame:
+    """Object columns that hold more than text (numbers, booleans) as text, as the pandas path sees
+    them (``str(v)``); missing values stay missing."""
+    out = None
+    for c in df.columns:
+        col = df[c]
+        if col.dtype != object:
+            continue
+        vals = col.to_numpy()
+        if all(v is None or isinstance(v, str) for v in vals):
+            continue
+        conv = [None if (v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))) else str(v) for v in vals]
+        if out is None:
+            out = df.copy()
+        out[c] = pd.Series(conv, dtype=object, index=df.index)
+    return df if out is None else out
+
+
+class _Loader:
+    def __init__(self, con):
+        self.con = con
+        self.n = 0
+        self.keep = []  # Arrow tables registered with the connection
+
+    def _view(self) -> str:
+        self.n += 1
+        return f"_me_in{self.n}_{id(self):x}"
+
+    # -- in memory ---------------------------------------------------------------------------------
+    def frame(self, df: pd.DataFrame, name: str | None = None, lines=None) -> SideInput:
+        import pyarrow as pa
+
+        df = df.reset_index(drop=True)
+        if name is None:
+            name = df.attrs.get("source", "<DataFrame>")
+            lines = df.attrs.get("lines")
+            if not isinstance(name, str) or lines is None or len(lines) != len(df):
+                name, lines = (name if isinstance(name, str) else "<DataFrame>"), None
+        df = _object_to_text(df)
+        if df.attrs:
+            df = df.copy(deep=False)
+            df.attrs = {}  # the line numbers are passed on as a column, not as Arrow metadata
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        return self.arrow(table, name, lines)
+
+    def arrow(self, table, name: str, lines=None) -> SideInput:
+        import pyarrow as pa
+
+        n = table.num_rows
+        table = table.rename_columns([str(c) for c in table.column_names])
+        lines = np.arange(1, n + 1, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
+        table = (table.append_column("_rid", pa.array(np.arange(n, dtype=np.int64)))
+                 .append_column("_line", pa.array(lines)))
+        view = self._view()
+        self.keep.append(table)
+        self.con.register(view + "_t", table)
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
+                         f"FROM {view}_t")
+        return SideInput(view, name, _columns(self.con, view))
+
+    def relation(self, rel, name: str) -> SideInput:
+        view = self._view()
+        try:
+            rel.create_view(view + "_r", replace=True)
+            self.con.execute(f"SELECT 1 FROM {view}_r LIMIT 0")
+        except Exception:  # a relation of another connection: bring it over as Arrow
+            return self.arrow(rel.fetch_arrow_table(), name)
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, _n - 1 AS _rid, _n AS _line, "
+                         f"{DUCKDB.literal(name)} AS _source FROM (SELECT *, row_number() OVER () AS _n "
+                         f"FROM {view}_r) t")
+        cols = _columns(self.con, view)
+        cols.pop("_n", None)
+        return SideInput(view, name, cols)
+
+    # -- files ---------------------------------------------------------------------------------------
+    def path(self, source) -> SideInput:
+        name = str(source)
+        if os.path.isdir(name):
+            files = sorted(str(p) for p in Path(name).rglob("*") if p.is_file() and _ext(str(p)) in (".parquet", ".pq"))
+            if not files:
+                raise InputError("no Parquet files in the folder", source=name,
+                                 fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
+            return self.parquet(files, name, hive=True)
+        if _GLOB_CHARS.search(name) and not os.path.exists(name):
+            files = sorted(f for f in globmod.glob(name, recursive=True) if os.path.isfile(f))
+            if not files:
+                raise InputError("no file matches the pattern", source=name, fix="check the path and the pattern")
+            if all(_ext(f) in (".parquet", ".pq") and not f.endswith(".gz") for f in files):
+                return self.parquet(files, name, hive=False)
+            return self.union([self.path(f) for f in files], name)
+        if not os.path.exists(name):
+            raise InputError("file not found", source=name, fix="check the path")
+        if not _is_table(name):
+            return self.qrels(name)
+        ext = _ext(name)
+        if ext in (".parquet", ".pq") and not name.endswith(".gz"):
+            return self.parquet([name], name, hive=False)
+        if ext in (".csv", ".tsv", ".tab") and not name.endswith(".gz"):
+            side = self.csv(name, "," if ext == ".csv" else "\t")
+            if side is not None:
+                return side
+        return self.pandas_table(name)
+
+    def pandas_table(self, name: str) -> SideInput:
+        from .. import io as mio
+
+        df, name, first = mio._read_table(name)
+        return self.frame(df, name, mio._row_lines(df, first))
+
+    def parquet(self, files: Sequence[str], name: str, hive: bool) -> SideInput:
+        view = self._view()
+        flist = "[" + ", ".join(DUCKDB.literal(f) for f in files) + "]"
+        try:
+            if len(files) == 1:
+                self.con.execute(
+                    f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * EXCLUDE (file_row_number), "
+                    f"CAST(file_row_number AS BIGINT) AS _rid, CAST(file_row_number AS BIGINT) + 1 AS _line, "
+                    f"{DUCKDB.literal(files[0] if name == files[0] else files[0])} AS _source "
+                    f"FROM read_parquet({flist}, file_row_number = true, hive_partitioning = {str(hive).lower()})")
+            else:
+                idx = ", ".join(f"({DUCKDB.literal(f)}, {i})" for i, f in enumerate(files))
+                self.con.execute(f"CREATE OR REPLACE TEMP TABLE {view}_f AS SELECT * FROM (VALUES {idx}) t(_f, _i)")
+                self.con.execute(
+                    f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT p.* EXCLUDE (file_row_number, filename), "
+                    f"f._i * 1099511627776 + CAST(p.file_row_number AS BIGINT) AS _rid, "
+                    f"CAST(p.file_row_number AS BIGINT) + 1 AS _line, p.filename AS _source "
+                    f"FROM read_parquet({flist}, file_row_number = true, filename = true, "
+                    f"hive_partitioning = {str(hive).lower()}) p JOIN {view}_f f ON p.filename = f._f")
+            cols = _columns(self.con, view)
+        except InputError:
+            raise
+        except Exception:
+            for f in files:  # the pandas reader names the unreadable file
+                self.pandas_table(f)
+            raise
+        return SideInput(view, name, cols)
+
+    def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
+        cols = list(parts[0].columns)
+        for p in parts[1:]:
+            if list(p.columns) != cols:
+                raise InputError(f"the files have different columns ({', '.join(cols)} / {', '.join(p.columns)})",
+                                 source=p.name, fix="give every file of the glob the same columns")
+        sel = " UNION ALL ".join(
+            f"SELECT {', '.join(_qi(c) for c in cols)}, {i} * 1099511627776 + _rid AS _rid, _line, _source "
+            f"FROM {p.view}" for i, p in enumerate(parts))
+        view = self._view()
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {sel}")
+        return SideInput(view, name, _columns(self.con, view))
+
+    def csv(self, name: str, sep: str) -> SideInput | None:
+        """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it."""
+        try:
+            with open(name, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size == 0:
+                    return None
+                mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                try:
+                    if mm[:3] == b"\xef\xbb\xbf" or mm[:2] == b"\x1f\x8b" or mm.find(b"\x00") >= 0:
+                        return None
+                    blank = b" \r" if sep == "\t" else b" \t\r"
+                    if re.search(rb"(?:\A|\n)[" + blank + rb"]*(?:\n|\Z)", mm[:-1] if mm[-1:] == b"\n" else mm):
+                        return None  # blank lines: the pandas reader maps the line numbers
+                    if re.search(rb"\r(?!\n)", mm):
+                        return None
+                    end = mm.find(b"\n")
+                    head = (mm[:end] if end >= 0 else mm[:]).decode("utf-8").rstrip("\r")
+                finally:
+                    mm.close()
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        header = next(csv.reader([head], delimiter=sep), [])
+        if not header or len(set(header)) != len(header) or any(h == "" for h in header):
+            return None
+        view = self._view()
+        columns = "{" + ", ".join(f"{DUCKDB.literal(h)}: 'VARCHAR'" for h in header) + "}"
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * EXCLUDE (_n), _n - 1 AS _rid, _n + 1 AS _line, "
+                f"{DUCKDB.literal(name)} AS _source FROM (SELECT *, row_number() OVER () AS _n FROM "
+                f"read_csv({DUCKDB.literal(name)}, columns = {columns}, header = true, delim = {DUCKDB.literal(sep)}, "
+                f"quote = '\"', escape = '\"', auto_detect = false, strict_mode = true, null_padding = false, "
+                f"nullstr = '\x02')) t")
+            n = self.con.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
+        except Exception:
+            return None
+        if n == 0:
+            return None
+        return SideInput(view, name, _columns(self.con, view))
+
+    def qrels(self, name: str) -> SideInput:
+        """TREC qrels text read by DuckDB, with line numbers by position.
+
+        The view is not materialized here: the plan reads it once, checking every row on the way
+        (``SideInput.check``); a file with a row the reader cannot vouch for (not four clean fields with
+        an integer label, or a blank line where the line count says so) is read by
+        :func:`metaeval.read_qrels` instead, which raises its error naming the line.
+        """
+        view = self._view()
+
+        def fallback():
+            from .. import io as mio
+
+            df = mio.read_qrels(name)  # raises the reader's error, naming the line
+            return self.frame(df, name, df.attrs["lines"])
+
+        with open(name, "rb") as fh:
+            head = fh.read(1 << 16)
+            size = os.fstat(fh.fileno()).st_size
+        if head[:3] == b"\xef\xbb\xbf" or size == 0:
+            return fallback()
+        gz = head[:2] == b"\x1f\x8b"
+        first = head.split(b"\n", 1)[0].rstrip(b"\r")
+        tab, space = b"\t" in first, b" " in first
+        src = DUCKDB.literal(name)
+        if not gz and tab != space and first[:1] not in (b" ", b"\t"):
+            # the common clean file: one delimiter; DuckDB splits it (and skips empty lines, so the line
+            # count must equal the row count for the line numbers to hold)
+            n_lines = _count_lines(name, size, b" " if tab else b"\t")
+            if n_lines is not None:
+                delim = "\t" if tab else " "
+                try:
+                    self.con.execute(
+                        f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT q AS query_id, d AS doc_id, "
+                        f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {src} AS _source, "
+                        f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR length(r) > 16 "
+                        f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r) AS _bad_line "
+                        f"FROM (SELECT row_number() OVER () AS _n, * FROM read_csv({src}, "
+                        f"columns = {{'q': 'VARCHAR', 'i': 'VARCHAR', 'd': 'VARCHAR', 'r': 'VARCHAR'}}, "
+                        f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
+                        f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
+                    return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
+                                     check="_bad_line", expect_rows=n_lines, fallback=fallback)
+                except Exception:
+                    pass
+        # any other file, plain or gzipped: lines, split by a regular expression; blank lines are
+        # skipped but keep their numbers
+        pattern = DUCKDB.literal(QRELS_LINE[:-1] + "\\r?$")
+        try:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT s.q AS query_id, s.d AS doc_id, "
+                f"TRY_CAST(s.r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {src} AS _source, "
+                f"(s.q = '') AS _bad_line FROM (SELECT _n, regexp_extract(line, {pattern}, ['q', 'i', 'd', 'r']) AS s "
+                f"FROM (SELECT row_number() OVER () AS _n, line FROM read_csv({src}, columns = {{'line': 'VARCHAR'}}, "
+                f"delim = '\x01', quote = '', escape = '', header = false, auto_detect = false, "
+                f"compression = '{'gzip' if gz else 'none'}')) t WHERE line IS NOT NULL "
+                f"AND NOT regexp_matches(line, '^[ \\t]*\\r?$')) u")
+            self.con.execute(f"SELECT * FROM {view} LIMIT 0")
+        except Exception:
+            return fallback()
+        return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
+                         check="_bad_line", fallback=fallback)
+
+    def load(self, source) -> SideInput:
+        if isinstance(source, pd.DataFrame):
+            return self.frame(source)
+        if isinstance(source, (str, os.PathLike)):
+            return self.path(source)
+        mod = type(source).__module__.split(".")[0]
+        if mod == "duckdb":
+            return self.relation(source, "<DataFrame>")
+        if mod == "polars":
+            import polars as pl
+
+            if isinstance(source, pl.LazyFrame):
+                source = source.collect()
+            return self.arrow(source.to_arrow(), "<DataFrame>")
+        if mod == "pyarrow":
+            import pyarrow as pa
+
+            if isinstance(source, pa.RecordBatchReader):
+                source = source.read_all()
+            if isinstance(source, pa.Table):
+                return self.arrow(source, "<DataFrame>")
+        raise InputError(f"cannot align an object of type {type(source).__name__}",
+                         expected="a DataFrame (pandas or polars), an Arrow table, a DuckDB relation, or a path")
+
+
+def _count_lines(name: str, size: int, other: bytes) -> int | None:
+    """The number of lines of a plain file (a last line without a newline counts), or None when the
+    file holds the other delimiter or a NUL byte (then the pandas reader splits it differently)."""
+    try:
+        with open(name, "rb") as fh:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        if mm.find(other) >= 0 or mm.find(b"\x00") >= 0:
+            return None
+        view = np.frombuffer(mm, dtype=np.uint8)
+        n = int(np.count_nonzero(view == 10))
+        if size and view[size - 1] != 10:
+            n += 1
+        del view
+    finally:
+        try:
+            mm.close()
+        except BufferError:  # pragma: no cover - an exported buffer still alive
+            pass
+    return n
+
+
+def _qi(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def connect(*, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None):
+    """A DuckDB connection set up as the engine uses it (memory limit, spill folder, all cores).
+
+    Parameters
+    ----------
+    memory_limit : str, optional
+        DuckDB's memory limit (default :data:`DEFAULT_MEMORY_LIMIT`).
+    threads : int, optional
+        Worker threads (default: the machine's cores).
+    temp_directory : str, optional
+        Where DuckDB spills (default: a new folder under :func:`tempfile.gettempdir`).
+
+    Returns
+    -------
+    duckdb.DuckDBPyConnection
+
+    Examples
+    --------
+    >>> con = connect(memory_limit="256MB", threads=1)
+    >>> con.execute("SELECT current_setting('threads')").fetchall()
+    [(1,)]
+    >>> con.close()
+    """
+    import duckdb
+
+    tmp = temp_directory or tempfile.mkdtemp(prefix="metaeval-duckdb-")
+    con = duckdb.connect(":memory:", config={
+        "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
+        "temp_directory": tmp, "preserve_insertion_order": True})
+    return con
+
+
+def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id", "doc_id"),
+                 labels: str | tuple[str, str] = "relevance", scale: Scale | None = None,
+                 out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
+                 refusal_value=None, refusals="keep", unjudged="drop", names=("reference", "candidate"),
+                 by: str | Sequence[str] = (), rows: bool = False, connection=None,
+                 memory_limit: str | None = None, threads: int | None = None) -> AlignmentCounts:
+    """Align two judgment sets in DuckDB; the report equals :func:`metaeval.align`'s, only counts come back.
+
+    Parameters
+    ----------
+    reference, candidate : path, glob, folder, DataFrame, Arrow table or DuckDB relation
+        A TREC qrels file (plain or ``.gz``), a ``.csv/.tsv/.json/.jsonl/.parquet`` file, a glob of
+        such files, a folder of Parquet files (hive-partitioned or not), a pandas or polars
+        DataFrame, a pyarrow Table, or a DuckDB relation (of ``connection``, to stream it).
+    on : str or sequence of str
+        Key column(s).
+    labels : str or (str, str)
+        The label column, or one per side.
+    scale : Scale, optional
+        The declared scale (None: inferred from the paired labels; nothing is out of scale).
+    out_of_scale : {"error", "clip", "drop", "missing"}
+        As :func:`metaeval.align`.
+    duplicates : {"error", "first", "last", "majority", "mean"}
+        As :func:`metaeval.align`.
+    refusal_flag : str, optional
+        A column whose truthy values mark refusals.
+    refusal_value : number, optional
+        A sentinel label marking refusals.
+    refusals : {"keep", "drop"} or number
+        As :func:`metaeval.align`.
+    unjudged : {"drop", "keep"} or number
+        As :func:`metaeval.align`.
+    names : (str, str)
+        The two sides' names.
+    by : str or sequence of str
+        Group columns of the cells (key columns or reference metadata columns); ``()`` pools.
+    rows : bool
+        Also return the pairs as :attr:`metaeval.Paired.data` holds them (brings every pair back).
+    connection : duckdb.DuckDBPyConnection, optional
+        Run in this connection (its settings as they are); default: a new in-memory connection with
+        :data:`DEFAULT_MEMORY_LIMIT`, all cores and a spill folder, closed afterwards.
+    memory_limit : str, optional
+        DuckDB's memory limit for a new connection (e.g. ``"4GB"``).
+    threads : int, optional
+        Threads of a new connection (default: the machine's cores).
+
+    Returns
+    -------
+    AlignmentCounts
+        The report, the cells (``*by, reference, candidate, n``) and, when asked, the rows.
+
+    Raises
+    ------
+    InputError
+        The errors of :func:`metaeval.align` with the same messages: a file that does not exist, a
+        missing column, a label that is not a number, an out-of-scale label with
+        ``out_of_scale="error"``, conflicting labels with ``duplicates="error"``.
+
+    References
+    ----------
+    :func:`metaeval.align` (the pandas path) is the reference: tests/test_engines_duckdb.py checks
+    every field of the report, the cells and the rows against it for every policy case of
+    tests/messy_inputs.py and every input form, and on random inputs (hypothesis).
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.path("trec_dl_like")
+    >>> res = align_duckdb(d / "qrels.human.txt", d / "qrels.judge.txt", by="query_id")
+    >>> res.report.n_pairs, int(res.cells["n"].sum()), res.cells.columns.tolist()
+    (7731, 7731, ['query_id', 'reference', 'candidate', 'n'])
+    """
+    on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, labels)
+    by = (by,) if isinstance(by, str) else tuple(by)
+    own = connection is None
+    tmp = None
+    if own:
+        tmp = tempfile.mkdtemp(prefix="metaeval-duckdb-")
+        con = connect(memory_limit=memory_limit, threads=threads, temp_directory=tmp)
+    else:
+        con = connection
+    loader = _Loader(con)
+    try:
+        sides = [loader.load(reference), loader.load(candidate)]
+        return run_plan(_Duck(con), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
+                        duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
+                        refusals=refusals, unjudged=unjudged, names=names, by=by, rows=rows, quote=_qi)
+    finally:
+        if own:
+            con.close()
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            for i in range(1, loader.n + 1):
+                base = f"_me_in{i}_{id(loader):x}"
+                for stmt in (f"DROP VIEW IF EXISTS {base}", f"DROP TABLE IF EXISTS {base}_l",
+                             f"DROP TABLE IF EXISTS {base}_f", f"DROP VIEW IF EXISTS {base}_r"):
+                    try:
+                        con.execute(stmt)
+                    except Exception:
+                        pass
+                try:
+                    con.unregister(base + "_t")
+                except Exception:
+                    pass

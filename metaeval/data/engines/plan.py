@@ -1,0 +1,703 @@
+"""The alignment of :func:`metaeval.align` as SQL, written once for every SQL engine (DuckDB, Spark SQL).
+
+An engine loads each side as a view with the side's original columns plus three bookkeeping columns
+(``_rid``: a number that orders the rows as the pandas path orders them; ``_line``: the line or
+record number the pandas readers report; ``_source``: the file the row came from) and hands the
+plan an :class:`Executor`. :func:`run_plan` then runs the steps of the pandas path
+(``metaeval.data.alignment._side`` and ``align``) as SQL statements, in the same order, so that it
+raises the same errors first and builds the same :class:`~metaeval.data.alignment.AlignmentReport`:
+
+1. keys normalized (integral floats as integer text, text stripped; empty → ``missing_key``),
+   labels as numbers (a text label that is not a number is an error naming its file and line),
+   refusals (a truthy flag or the sentinel label), ``missing_label``, out-of-scale labels;
+2. one row per key: identical repeats collapsed to the first, conflicting ones merged by the
+   ``duplicates`` policy (the examples: the first 50 conflicting keys, in order of first appearance);
+3. the outer join of the two sides and, in the same pass, the pairs counted per group and label pair
+   (the ``cells``); rows travel back only when asked for.
+
+Only aggregates leave the engine: a handful of counts, the out-of-scale values, at most 50 conflict
+examples, the cells (groups × K² rows), and the first offending row of an error.
+
+The SQL differences between engines sit in :class:`Dialect` (the two instances :data:`DUCKDB` and
+:data:`SPARK`): text types, ``TRY_CAST``, trimming, regular-expression matching, string literals.
+Everything else is SQL both accept (``min_by``/``max_by``, ``row_number()``, ``FULL OUTER JOIN``).
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+
+from ...core.errors import InputError, MetaevalWarning
+from ...core.scale import Scale
+from .base import AlignmentCounts
+
+__all__ = ["Dialect", "DUCKDB", "SPARK", "Executor", "SideInput", "run_plan", "check_policies",
+           "QRELS_LINE", "LABEL_MISSING", "TRUTHY", "column_kind"]
+
+#: Text a label column may hold for a missing label (compared stripped and lower-cased), as
+#: ``metaeval.data.io._label_numeric`` has it.
+LABEL_MISSING = ("", "na", "nan", "null", "none", "n/a")
+#: Values of a text refusal flag that count as true, as ``metaeval.data.alignment._truthy`` has it.
+TRUTHY = ("1", "true", "yes", "y", "t", "1.0")
+#: What Python's ``str.strip()`` removes (the ASCII and the common Unicode white space).
+_WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006" \
+              "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A number pandas' ``to_numeric`` accepts (TRY_CAST alone would also take ``1_000``).
+_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^(?i)[+-]?(inf|infinity)$"
+#: A clean qrels line (``query_id iteration doc_id relevance``, integer relevance). Lines that do not
+#: match, and are not blank, send the file to :func:`metaeval.read_qrels`, whose errors name them.
+QRELS_LINE = r"^([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+(-?[0-9]{1,15})$"
+
+_DUP_POLICIES = ("error", "first", "last", "majority", "mean")
+_OOS_POLICIES = ("error", "clip", "drop", "missing")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The few SQL spellings that differ between engines.
+
+    Attributes
+    ----------
+    name : str
+        ``"duckdb"`` or ``"spark"``.
+    text : str
+        The text type in casts.
+    literal : callable
+        A Python string → an SQL string literal.
+    strip : callable
+        An SQL text expression → the expression with leading and trailing white space removed.
+    matches : callable
+        ``(expression, pattern)`` → a boolean expression: the pattern (RE2/Java syntax) matches.
+    try_double : callable
+        An SQL text expression → a DOUBLE, NULL where it is not a number.
+    """
+
+    name: str
+    text: str
+    literal: Callable[[str], str]
+    strip: Callable[[str], str]
+    matches: Callable[[str, str], str]
+    try_double: Callable[[str], str]
+
+
+def _duck_literal(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _spark_literal(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+#: The code points of :data:`_WHITESPACE`: a value is trimmed only when it starts or ends with one
+#: (several times faster than trimming every value).
+_WS_CODES = "(" + ", ".join(str(ord(c)) for c in _WHITESPACE) + ")"
+
+DUCKDB = Dialect(
+    name="duckdb", text="VARCHAR", literal=_duck_literal,
+    strip=lambda e: (f"CASE WHEN ascii({e}) IN {_WS_CODES} OR ascii(right({e}, 1)) IN {_WS_CODES} "
+                     f"THEN trim({e}, {_duck_literal(_WHITESPACE)}) ELSE {e} END"),
+    matches=lambda e, p: f"regexp_matches({e}, {_duck_literal(p)})",
+    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)")
+
+SPARK = Dialect(
+    name="spark", text="STRING", literal=_spark_literal,
+    strip=lambda e: f"trim(BOTH {_spark_literal(_WHITESPACE)} FROM {e})",
+    matches=lambda e, p: f"({e} RLIKE {_spark_literal(p)})",
+    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)")
+
+
+class Executor(Protocol):
+    """What an engine gives the plan: run SQL, fetch small results, describe and hold tables."""
+
+    dialect: Dialect
+
+    def materialize(self, name: str, select: str) -> None:
+        """Hold the result of ``select`` as the temporary table (or cached view) ``name``."""
+
+    def rows(self, sql: str) -> list[tuple]:
+        """The (small) result of a query as tuples."""
+
+    def frame(self, sql: str) -> pd.DataFrame:
+        """The (small) result of a query as a pandas DataFrame."""
+
+    def drop(self, name: str) -> None:
+        """Drop a table made by :meth:`materialize`."""
+
+
+def column_kind(sql_type: str) -> str:
+    """The kind of an SQL column type the plan cares about: int, float, bool, str or other.
+
+    Parameters
+    ----------
+    sql_type : str
+        A type name as DuckDB's DESCRIBE or Spark's ``simpleString`` prints it.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> column_kind("BIGINT"), column_kind("DOUBLE"), column_kind("VARCHAR"), column_kind("decimal(10,2)")
+    ('int', 'float', 'str', 'float')
+    """
+    t = sql_type.upper()
+    if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+             "UBIGINT", "UHUGEINT", "INT", "LONG", "SHORT", "BYTE", "INT8", "INT4", "INT2"):
+        return "int"
+    if t in ("DOUBLE", "FLOAT", "REAL", "FLOAT4", "FLOAT8") or t.startswith("DECIMAL"):
+        return "float"
+    if t in ("BOOLEAN", "BOOL"):
+        return "bool"
+    if t in ("VARCHAR", "STRING", "TEXT") or t.startswith("VARCHAR") or t.startswith("CHAR"):
+        return "str"
+    return "other"
+
+
+@dataclass
+class SideInput:
+    """One side as the engine loaded it.
+
+    Attributes
+    ----------
+    view : str
+        The name of the view or table (original columns + ``_rid, _line, _source``).
+    name : str
+        The source name of the report (file, glob, folder or ``"<DataFrame>"``).
+    columns : dict
+        Original column → kind (:func:`column_kind`), in the input's order.
+    check : str, optional
+        For a fast reader that reads the file before it is validated: an SQL condition, true on a
+        row the reader cannot vouch for (then, or when the row count is not ``expect_rows``, the
+        plan calls ``fallback`` for a side read by the pandas reader, which raises its error).
+    expect_rows : int, optional
+        The number of rows the fast reader must produce (e.g. the file's line count).
+    fallback : callable, optional
+        Returns the side read another way (see ``check``).
+    """
+
+    view: str
+    name: str
+    columns: dict
+    check: str | None = None
+    expect_rows: int | None = None
+    fallback: Callable[[], SideInput] | None = None
+
+
+def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
+    """The argument checks of :func:`metaeval.align` (same ValueErrors); returns (on, names, labels).
+
+    Parameters
+    ----------
+    on, duplicates, out_of_scale, refusals, unjudged, names, label
+        As :func:`metaeval.align` takes them.
+
+    Returns
+    -------
+    (tuple, tuple, tuple)
+        The key columns, the two names and the two label columns.
+
+    Examples
+    --------
+    >>> check_policies("query_id", "first", "clip", "keep", "drop", ("r", "c"), "relevance")
+    (('query_id',), ('r', 'c'), ('relevance', 'relevance'))
+    """
+    on = (on,) if isinstance(on, str) else tuple(on)
+    if not on:
+        raise ValueError("on must name at least one key column")
+    if duplicates not in _DUP_POLICIES:
+        raise ValueError(f"duplicates must be one of {_DUP_POLICIES}, got {duplicates!r}")
+    if out_of_scale not in _OOS_POLICIES:
+        raise ValueError(f"out_of_scale must be one of {_OOS_POLICIES}, got {out_of_scale!r}")
+    if not (refusals in ("keep", "drop") or (isinstance(refusals, (int, float)) and not isinstance(refusals, bool))):
+        raise ValueError(f"refusals must be 'keep', 'drop' or a label, got {refusals!r}")
+    if not (unjudged in ("drop", "keep") or (isinstance(unjudged, (int, float)) and not isinstance(unjudged, bool))):
+        raise ValueError(f"unjudged must be 'drop', 'keep' or a label, got {unjudged!r}")
+    names = tuple(names)
+    if len(names) != 2 or names[0] == names[1]:
+        raise ValueError(f"names must be two distinct strings, got {names!r}")
+    labels = (label, label) if isinstance(label, str) else tuple(label)
+    return on, names, labels
+
+
+def _num(v):
+    f = float(v)
+    return int(f) if f.is_integer() else f
+
+
+def _q(name: str) -> str:
+    """A quoted identifier in DuckDB (Spark passes its own: backticks)."""
+    return f'"{name}"'
+
+
+def _double(v) -> str:
+    f = float(v)
+    if np.isnan(f) or np.isinf(f):
+        raise ValueError(f"not a finite label: {v!r}")
+    return f"CAST({f!r} AS DOUBLE)"
+
+
+class _Plan:
+    def __init__(self, ex: Executor, quote: Callable[[str], str]):
+        self.ex = ex
+        self.d = ex.dialect
+        self.q = quote
+        self.tag = "_me" + uuid.uuid4().hex[:10]
+        self.made: list[str] = []
+
+    def table(self, suffix: str, select: str) -> str:
+        name = f"{self.tag}_{suffix}"
+        self.ex.materialize(name, select)
+        self.made.append(name)
+        return name
+
+    def cleanup(self):
+        for name in reversed(self.made):
+            try:
+                self.ex.drop(name)
+            except Exception:  # pragma: no cover - best effort
+                pass
+
+    # -- expressions -------------------------------------------------------------------------
+    def key_expr(self, col: str, kind: str, integral: bool) -> str:
+        c, t = self.q(col), self.d.text
+        if kind == "int":
+            return f"CAST({c} AS {t})"
+        if kind == "float":
+            inner = f"CAST(CAST({c} AS BIGINT) AS {t})" if integral else f"CAST({c} AS {t})"
+            return f"CASE WHEN {c} IS NULL OR isnan({c}) THEN NULL ELSE {inner} END"
+        if kind == "bool":
+            return f"CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END"
+        if kind == "str":
+            return self.d.strip(c)
+        return self.d.strip(f"CAST({c} AS {t})")
+
+    def label_exprs(self, col: str, kind: str) -> tuple[str, str]:
+        """(number or NULL, is-not-a-number) expressions for a label column."""
+        c = self.q(col)
+        if kind in ("int", "float"):
+            x = f"CAST({c} AS DOUBLE)"
+            return f"CASE WHEN isnan({x}) THEN NULL ELSE {x} END", "FALSE"
+        if kind == "bool":
+            return f"CASE WHEN {c} THEN CAST(1 AS DOUBLE) WHEN NOT {c} THEN CAST(0 AS DOUBLE) END", "FALSE"
+        s = c if kind == "str" else f"CAST({c} AS {self.d.text})"
+        st = self.d.strip(s)
+        missing = f"({s} IS NULL OR lower({st}) IN ({', '.join(self.d.literal(v) for v in LABEL_MISSING)}))"
+        num = f"CASE WHEN {missing} THEN NULL WHEN {self.d.matches(st, _NUMBER)} THEN {self.d.try_double(st)} END"
+        return num, f"(NOT {missing} AND ({num}) IS NULL)"
+
+    def flag_expr(self, col: str, kind: str) -> str:
+        c = self.q(col)
+        if kind in ("int", "float"):
+            x = f"CAST({c} AS DOUBLE)"
+            return f"({c} IS NOT NULL AND NOT isnan({x}) AND {x} <> 0)"
+        if kind == "bool":
+            return f"coalesce({c}, FALSE)"
+        s = c if kind == "str" else f"CAST({c} AS {self.d.text})"
+        return f"coalesce(lower({self.d.strip(s)}) IN ({', '.join(self.d.literal(v) for v in TRUTHY)}), FALSE)"
+
+
+def run_plan(ex: Executor, sides: Sequence[SideInput], *, on, labels, scale: Scale | None, out_of_scale: str,
+             duplicates: str, refusal_flag, refusal_value, refusals, unjudged, names, by=(), rows: bool = False,
+             quote: Callable[[str], str] = _q) -> AlignmentCounts:
+    """Run the alignment on two loaded sides; the report equals the pandas path's field by field.
+
+    Parameters
+    ----------
+    ex : Executor
+        The engine's SQL runner.
+    sides : (SideInput, SideInput)
+        Reference and candidate.
+    on : tuple of str
+        The key columns.
+    labels : (str, str)
+        The label column of each side.
+    scale : Scale or None
+        The declared scale (None: inferred from the paired labels, nothing out of scale).
+    out_of_scale, duplicates, refusal_flag, refusal_value, refusals, unjudged, names
+        The policies of :func:`metaeval.align` (checked by :func:`check_policies`).
+    by : sequence of str
+        Group columns of the cells: key columns or reference metadata columns.
+    rows : bool
+        Also bring back the pairs (and the unjudged rows) as :func:`metaeval.align` returns them.
+    quote : callable
+        Column name → quoted identifier (double quotes for DuckDB, backticks for Spark).
+
+    Returns
+    -------
+    AlignmentCounts
+
+    Raises
+    ------
+    InputError
+        As :func:`metaeval.align`: a missing key, label or flag column, a label that is not a number,
+        an out-of-scale label with ``out_of_scale="error"``, conflicting labels with
+        ``duplicates="error"``; the message names the file and the line.
+
+    References
+    ----------
+    ``metaeval.data.alignment._side`` and ``align`` (the pandas path): tests/test_engines_duckdb.py
+    compares the two field by field on the messy pairs of tests/messy_inputs.py and on random inputs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from metaeval.data.engines.duckdb_engine import align_duckdb
+    >>> ref = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": ["a", "b", "a"], "relevance": [0, 2, 3]})
+    >>> cand = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2]})
+    >>> align_duckdb(ref, cand, by=("query_id",)).cells.values.tolist()
+    [['1', 0.0, 1.0, 1], ['1', 2.0, 2.0, 1]]
+    """
+    p = _Plan(ex, quote)
+    try:
+        return _run(p, sides, on=tuple(on), labels=tuple(labels), scale=scale, out_of_scale=out_of_scale,
+                    duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
+                    refusals=refusals, unjudged=unjudged, names=tuple(names), by=tuple(by), rows=rows)
+    finally:
+        p.cleanup()
+
+
+def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusal_flag, refusal_value, refusals,
+         unjudged, names, by, rows):
+    from ..alignment import AlignmentReport
+
+    ex, q = p.ex, p.q
+    sides = list(sides)
+    ref_cols = sides[0].columns
+    reserved = set(on) | {"reference", "candidate"}
+    by_meta = [c for c in by if c not in on]
+    for c in by_meta:
+        if c not in ref_cols or c == labels[0] or c in reserved:
+            raise InputError(f"no column {c!r} to group the pairs by", source=sides[0].name,
+                             expected=f"key columns ({', '.join(on)}) or reference metadata columns "
+                                      f"({', '.join(x for x in ref_cols if x not in reserved and x != labels[0])})",
+                             fix="check by=")
+    counts, notes, oos_rows, conflict_rows, n_input, sources, kept = {}, {}, [], [], {}, {}, []
+    keys = [f"_k{i}" for i in range(len(on))]
+    # sides read by a fast reader are checked first (the pandas path reads both files before anything
+    # else): a row the reader cannot vouch for sends the file to the pandas reader, which raises its error
+    built = [None, None]
+    for si, (s, lab) in enumerate(zip(sides, labels)):
+        if s.check is None:
+            continue
+        try:  # the reader may also fail outright (a line with too many fields, bad UTF-8)
+            if _columns_ok(s, on, lab):
+                built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
+                                   refusals, by_meta if si == 0 else [])
+                ok = _vouched(s, built[si][1])
+            else:
+                n, n_chk = ex.rows(f"SELECT count(*), sum(CASE WHEN {s.check} THEN 1 ELSE 0 END) FROM {s.view}")[0]
+                ok = _vouched(s, {"n": int(n or 0), "check": int(n_chk or 0)})
+        except InputError:
+            raise
+        except Exception:
+            ok = False
+        if not ok:
+            if built[si] is not None:
+                ex.drop(built[si][0])
+            built[si] = None
+            sides[si] = s.fallback()
+    if refusal_flag is not None and not any(refusal_flag in s.columns for s in sides):
+        raise InputError(f"no refusal flag column {refusal_flag!r} on either side",
+                         source=f"{sides[0].name} / {sides[1].name}", fix="check refusal_flag=")
+    for si, (s, side, lab) in enumerate(zip(sides, names, labels)):
+        sources[side] = s.name
+        kept.append(_side(p, s, si, side, on, keys, lab, scale, out_of_scale, duplicates, refusal_flag,
+                          refusal_value, refusals, by_meta if si == 0 else [], counts, notes, oos_rows,
+                          conflict_rows, n_input, built[si]))
+
+    # -- the outer join, counted per group and label pair in one pass ---------------------------
+    rk, ck = kept
+    join_on = " AND ".join(f"r.{k} = c.{k}" for k in keys)
+    fill = None if isinstance(unjudged, str) else _double(unjudged)
+    group_exprs = []
+    for c in by:
+        if c in on:
+            k = keys[on.index(c)]
+            group_exprs.append(f"coalesce(r.{k}, c.{k})")
+        else:
+            group_exprs.append(f"r.{q('_m_' + c)}")
+    cat = "CASE WHEN r._rid IS NULL THEN 'right' WHEN c._rid IS NULL THEN 'left' ELSE 'both' END"
+    sel = ", ".join([f"{g} AS _g{i}" for i, g in enumerate(group_exprs)]
+                    + ["r._lab AS reference", "c._lab AS candidate", f"{cat} AS _m"])
+    gcols = [f"_g{i}" for i in range(len(by))]
+    grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
+    agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {rk} r FULL OUTER JOIN {ck} c "
+                   f"ON {join_on}) t GROUP BY {grouped}")
+    agg["n"] = agg["n"].astype(np.int64)
+    m = agg["_m"].to_numpy()
+    n_both = int(agg.loc[m == "both", "n"].sum())
+    n_left = int(agg.loc[m == "left", "n"].sum())
+    n_right = int(agg.loc[m == "right", "n"].sum())
+    left_fate = {"drop": "unmatched", "keep": "unjudged"}.get(unjudged, "unjudged_filled") \
+        if isinstance(unjudged, str) else "unjudged_filled"
+    for side, fate, n in ((names[0], "matched", n_both), (names[1], "matched", n_both),
+                          (names[0], left_fate, n_left), (names[1], "unmatched", n_right)):
+        if n:
+            counts[(side, fate)] = counts.get((side, fate), 0) + n
+
+    def _cells(frame):
+        out = frame.rename(columns=dict(zip(gcols, by)))
+        for c in by:
+            out[c] = out[c].astype(object).where(out[c].notna(), None)
+            out[c] = [None if v is None else (v if isinstance(v, str) else _text(v)) for v in out[c]]
+        out = out.groupby(list(by) + ["reference", "candidate"], sort=False, dropna=False)["n"].sum().reset_index() \
+            if len(out) else out
+        out = out.sort_values(list(by) + ["reference", "candidate"], kind="stable", na_position="last")
+        out["n"] = out["n"].astype(np.int64)
+        return out.reset_index(drop=True)
+
+    pairs = agg.loc[m == "both"].copy()
+    if fill is not None:
+        left = agg.loc[m == "left"].copy()
+        left["candidate"] = float(unjudged)
+        pairs = pd.concat([pairs, left], ignore_index=True)
+    pairs["reference"] = pairs["reference"].astype(float)
+    pairs["candidate"] = pairs["candidate"].astype(float)
+    cells = _cells(pairs[gcols + ["reference", "candidate", "n"]])
+    unj = None
+    if unjudged == "keep":
+        left = agg.loc[m == "left"].copy()
+        left["reference"] = left["reference"].astype(float)
+        unj = left[gcols + ["reference", "n"]].rename(columns=dict(zip(gcols, by)))
+        unj = unj.groupby(list(by) + ["reference"], sort=True, dropna=False)["n"].sum().reset_index() \
+            if len(unj) else unj
+        unj = unj.sort_values(list(by) + ["reference"], kind="stable").reset_index(drop=True)
+
+    if scale is None:
+        if len(pairs):
+            scale = Scale.infer(pairs["reference"].to_numpy(), pairs["candidate"].to_numpy())
+        else:
+            scale = Scale((0, 1))
+    report = AlignmentReport(
+        names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
+        out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
+        conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
+        n_pairs=n_both)
+    row_frame = unj_rows = None
+    if rows:
+        row_frame, unj_rows = _rows(p, sides, rk, ck, join_on, on, keys, labels, names, fill, unjudged)
+    return AlignmentCounts(report=report, on=on, by=by, cells=cells, scale=scale, names=names,
+                           rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
+
+
+def _text(v) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(float(v))
+    return str(v)
+
+
+def _columns_ok(s: SideInput, on, lab) -> bool:
+    return all(c in s.columns for c in on) and lab in s.columns
+
+
+def _check_columns(s: SideInput, on, lab):
+    cols = s.columns
+    for c in on:
+        if c not in cols:
+            raise InputError(f"no key column {c!r}", source=s.name, line=1,
+                             expected=f"key columns {', '.join(on)}; found {', '.join(map(str, cols))}",
+                             fix="rename the column or pass on=")
+    if lab not in cols:
+        raise InputError(f"no label column {lab!r}", source=s.name, line=1,
+                         expected=f"one of {', '.join(map(str, cols))}", fix="name the label column with label=")
+
+
+def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
+           by_meta):
+    """Materialize a side's rows with their keys, labels and first fates (one pass over the input);
+    returns (table, stats) with stats ``n, bad, ref, oos, check`` (rows the fast reader did not vouch for)."""
+    ex, q = p.ex, p.q
+    cols = s.columns
+    # integral float key columns become integer text, as in the pandas path
+    integral = {}
+    for c in on:
+        if cols[c] == "float":
+            qc = q(c)
+            bad = ex.rows(f"SELECT count(*) FROM {s.view} WHERE {qc} IS NOT NULL AND NOT isnan({qc}) "
+                          f"AND ({qc} <> floor({qc}) OR isinf({qc}))")[0][0]
+            integral[c] = int(bad) == 0
+    key_sel = ", ".join(f"{p.key_expr(c, cols[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
+    lab_num, lab_bad = p.label_exprs(lab, cols[lab])
+    flag = p.flag_expr(refusal_flag, cols[refusal_flag]) if refusal_flag is not None and refusal_flag in cols \
+        else "FALSE"
+    meta_sel = "".join(f", {q(c)} AS {q('_m_' + c)}" for c in by_meta)
+    chk = f"({s.check})" if s.check else "FALSE"
+    inner = (f"SELECT _rid, _line, _source, {key_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, {flag} AS _flg, "
+             f"{chk} AS _chk{meta_sel} FROM {s.view}")
+    mk = " OR ".join(f"{k} IS NULL OR {k} = ''" for k in keys)
+    ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
+    relabel = not isinstance(refusals, str)
+    lab2 = f"CASE WHEN _ref THEN {_double(refusals)} ELSE _lab END" if relabel else "_lab"
+    pre = ("CASE WHEN _mk THEN 'missing_key'"
+           + (" WHEN _ref THEN 'refusal_dropped'" if refusals == "drop" else "")
+           + " WHEN _lab2 IS NULL THEN 'missing_label' END")
+    if scale is not None:
+        levels = ", ".join(_double(v) for v in scale.levels)
+        oos = f"(_pre IS NULL AND _lab2 NOT IN ({levels}))"
+        lo, hi = _double(min(scale.levels)), _double(max(scale.levels))
+    else:
+        oos = "FALSE"
+    fate_oos = {"drop": "'out_of_scale_dropped'", "missing": "'out_of_scale_missing'"}.get(out_of_scale, "NULL")
+    lab3 = f"CASE WHEN _oos THEN least(greatest(_lab2, {lo}), {hi}) ELSE _lab2 END" \
+        if (scale is not None and out_of_scale == "clip") else "_lab2"
+    meta_cols = "".join(f", {q('_m_' + c)}" for c in by_meta)
+    step1 = f"SELECT *, ({mk}) AS _mk FROM ({inner}) t0"
+    step2 = f"SELECT *, (NOT _mk AND ({ref_cond})) AS _ref FROM ({step1}) t1"
+    step3 = f"SELECT *, {lab2} AS _lab2 FROM ({step2}) t2"
+    step4 = f"SELECT *, {pre} AS _pre FROM ({step3}) t3"
+    step5 = f"SELECT *, {oos} AS _oos FROM ({step4}) t4"
+    step6 = (f"SELECT _rid, _line, _source, {', '.join(keys)}, _bad, _ref, _oos, _chk, _lab2, {lab3} AS _lab3, "
+             f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols} FROM ({step5}) t5")
+    b = p.table(f"s{si}_b", step6)
+    n, nbad, n_ref, n_oos, n_chk = ex.rows(
+        f"SELECT count(*), sum(CASE WHEN _bad THEN 1 ELSE 0 END), sum(CASE WHEN _ref THEN 1 ELSE 0 END), "
+        f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END) FROM {b}")[0]
+    return b, {"n": int(n or 0), "bad": int(nbad or 0), "ref": int(n_ref or 0), "oos": int(n_oos or 0),
+               "check": int(n_chk or 0)}
+
+
+def _vouched(s: SideInput, stats) -> bool:
+    """Whether a fast reader's rows hold (every row checked, and as many rows as expected)."""
+    if s.check is None:
+        return True
+    return stats["check"] == 0 and stats["n"] > 0 and (s.expect_rows is None or stats["n"] == s.expect_rows)
+
+
+def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, duplicates, refusal_flag,
+          refusal_value, refusals, by_meta, counts, notes, oos_rows, conflict_rows, n_input, built=None):
+    ex, q = p.ex, p.q
+    _check_columns(s, on, lab)
+    if built is None:
+        built = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals, by_meta)
+    b, stats = built
+    n, nbad, n_ref, n_oos = stats["n"], stats["bad"], stats["ref"], stats["oos"]
+    n_input[side] = n
+    if n == 0:
+        warnings.warn(f"{s.name}: the {side} side has no rows, so there are no pairs (check that the "
+                      f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=4)
+
+    # -- a label that is not a number -----------------------------------------------------------
+    if nbad:
+        rid, line, src = ex.rows(f"SELECT _rid, _line, _source FROM {b} WHERE _bad ORDER BY _rid LIMIT 1")[0]
+        value = ex.rows(f"SELECT {q(lab)} FROM {s.view} WHERE _rid = {int(rid)}")[0][0]
+        raise InputError(f"{lab} is not a number: {value!r} ({nbad} such row(s))", source=src,
+                         line=int(line), expected=f"a numeric label in column {lab!r} (or empty for missing)",
+                         fix="map text labels to numbers first, or pass numeric=False")
+    # -- refusals ---------------------------------------------------------------------------------
+    if n_ref:
+        if refusals == "keep":
+            notes[(side, "refusals kept as recorded")] = n_ref
+        elif refusals != "drop":
+            notes[(side, f"refusals relabelled to {refusals}")] = n_ref
+    # -- out of scale -----------------------------------------------------------------------------
+    if n_oos:
+        vals = ex.rows(f"SELECT _lab2, count(*), min_by(_line, _rid) FROM {b} WHERE _oos GROUP BY _lab2 "
+                       f"ORDER BY _lab2")
+        for v, c, fl in vals:
+            oos_rows.append((side, _num(v), int(c), int(fl), out_of_scale))
+        if out_of_scale == "error":
+            v0, line, src = ex.rows(f"SELECT _lab2, _line, _source FROM {b} WHERE _oos ORDER BY _rid LIMIT 1")[0]
+            listing = ", ".join(f"{_num(v)} (x{int(c)})" for v, c, _ in vals)
+            raise InputError(f"label(s) outside the scale {scale.levels}: {listing}", source=src,
+                             line=int(line), text=f"{lab}={_num(v0)}", expected=f"labels in {scale.levels}",
+                             fix="pass out_of_scale='clip', 'drop' or 'missing' to choose a policy")
+        if out_of_scale == "clip":
+            notes[(side, "out-of-scale labels clipped")] = n_oos
+    # -- the fates decided row by row -----------------------------------------------------------
+    for fate, c in ex.rows(f"SELECT _fate, count(*) FROM {b} WHERE _fate IS NOT NULL GROUP BY _fate"):
+        counts[(side, fate)] = int(c)
+
+    # -- duplicates: one row per key ------------------------------------------------------------
+    klist = ", ".join(keys)
+    conf_agg = "min(_lab3) <> max(_lab3)"
+    last = duplicates == "last"
+    lab_g = {"last": f"CASE WHEN {conf_agg} THEN max_by(_lab3, _rid) ELSE min_by(_lab3, _rid) END",
+             "mean": f"CASE WHEN {conf_agg} THEN avg(_lab3) ELSE min_by(_lab3, _rid) END"}.get(
+        duplicates, "min_by(_lab3, _rid)")
+    rid_g = f"CASE WHEN {conf_agg} THEN max(_rid) ELSE min(_rid) END" if last else "min(_rid)"
+    meta_g = "".join((f", CASE WHEN {conf_agg} THEN max_by({q('_m_' + c)}, _rid) ELSE min_by({q('_m_' + c)}, _rid) END"
+                      if last else f", min_by({q('_m_' + c)}, _rid)") + f" AS {q('_m_' + c)}" for c in by_meta)
+    # one row per key, with its label and representative row under the policy (majority: below)
+    g = p.table(f"s{si}_g", f"SELECT {klist}, count(*) AS _n, min(_lab3) AS _lo, max(_lab3) AS _hi, "
+                            f"min(_rid) AS _first, {lab_g} AS _lab, {rid_g} AS _rid{meta_g} "
+                            f"FROM {b} WHERE _fate IS NULL GROUP BY {klist}")
+    ident, conf_rows, conf_keys = ex.rows(
+        f"SELECT sum(CASE WHEN _n > 1 AND _lo = _hi THEN _n - 1 ELSE 0 END), "
+        f"sum(CASE WHEN _lo <> _hi THEN _n - 1 ELSE 0 END), sum(CASE WHEN _lo <> _hi THEN 1 ELSE 0 END) FROM {g}")[0]
+    ident, conf_rows, conf_keys = int(ident or 0), int(conf_rows or 0), int(conf_keys or 0)
+    if ident:
+        counts[(side, "duplicate_identical")] = ident
+    if conf_keys:
+        counts[(side, "duplicate_conflict")] = conf_rows
+        notes[(side, "keys with conflicting labels")] = conf_keys
+        jk = " AND ".join(f"b.{k} = e.{k}" for k in keys)
+        ex_rows = ex.rows(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3, b._line, b._source, e._first "
+                          f"FROM {b} b JOIN (SELECT {klist}, _first FROM {g} WHERE _lo <> _hi ORDER BY _first "
+                          f"LIMIT 50) e ON {jk} WHERE b._fate IS NULL ORDER BY e._first, b._rid")
+        examples: list = []
+        for r in ex_rows:
+            key = tuple(r[:len(keys)])
+            if not examples or examples[-1][0] != key:
+                examples.append((key, [], [], r[len(keys) + 2]))
+            examples[-1][1].append(_num(r[len(keys)]))
+            examples[-1][2].append(int(r[len(keys) + 1]))
+        for key, labs, lines, _ in examples:
+            conflict_rows.append((side, " ".join(map(str, key)), labs, lines))
+        if duplicates == "error":
+            key0, labs0, lines0, src0 = examples[0]
+            key0 = key0[0] if len(key0) == 1 else key0
+            raise InputError(f"{conf_keys} key(s) judged more than once with different labels; first: "
+                             f"{key0} with labels {labs0} on lines {lines0}", source=src0, line=lines0[0],
+                             fix="pass duplicates='first', 'last', 'majority' or 'mean'")
+    if not (duplicates == "majority" and conf_keys):
+        return g
+    jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
+    maj = p.table(f"s{si}_maj", (
+        f"SELECT {klist}, _lab3 AS _mode FROM (SELECT {klist}, _lab3, row_number() OVER (PARTITION BY {klist} "
+        f"ORDER BY _c DESC, _f) AS _rn FROM (SELECT {', '.join('b.' + k for k in keys)}, b._lab3, "
+        f"count(*) AS _c, min(b._rid) AS _f FROM {b} b JOIN {g} g ON {jk} WHERE b._fate IS NULL "
+        f"AND g._lo <> g._hi GROUP BY {', '.join('b.' + k for k in keys)}, b._lab3) t) u WHERE _rn = 1"))
+    jm = " AND ".join(f"g.{k} = m.{k}" for k in keys)
+    meta_k = "".join(f", g.{q('_m_' + c)}" for c in by_meta)
+    return p.table(f"s{si}_k", f"SELECT {', '.join('g.' + k for k in keys)}, "
+                               f"CASE WHEN g._lo <> g._hi THEN m._mode ELSE g._lab END AS _lab, g._rid{meta_k} "
+                               f"FROM {g} g LEFT JOIN {maj} m ON {jm}")
+
+
+def _rows(p: _Plan, sides, rk, ck, join_on, on, keys, labels, names, fill, unjudged):
+    """The pairs as ``Paired.data`` holds them, and the unjudged rows as ``Paired.unjudged``."""
+    ex, q = p.ex, p.q
+    rv, cv = sides[0].view, sides[1].view
+    reserved = set(on) | {"reference", "candidate"}
+    rmeta = [c for c in sides[0].columns if c not in reserved and c != labels[0]]
+    cmeta = [c for c in sides[1].columns if c not in set(on) and c != labels[1]]
+    out_names = list(on) + ["reference", "candidate"] + rmeta
+    cnames = []
+    for c in cmeta:
+        cnames.append(c if c not in out_names and c not in cnames else f"{c}_{names[1]}")
+    cand = "c._lab" if fill is None else f"coalesce(c._lab, {fill})"
+    where = "r._rid IS NOT NULL AND c._rid IS NOT NULL" if fill is None else "r._rid IS NOT NULL"
+    sel = ", ".join([f"coalesce(r.{k}, c.{k}) AS {q('_o' + str(i))}" for i, k in enumerate(keys)]
+                    + ["r._lab AS reference", f"{cand} AS candidate"]
+                    + [f"ri.{q(c)} AS {q('_r' + str(i))}" for i, c in enumerate(rmeta)]
+                    + [f"ci.{q(c)} AS {q('_c' + str(i))}" for i, c in enumerate(cmeta)])
+    data = ex.frame(f"SELECT {sel} FROM {rk} r FULL OUTER JOIN {ck} c ON {join_on} "
+                    f"LEFT JOIN {rv} ri ON ri._rid = r._rid LEFT JOIN {cv} ci ON ci._rid = c._rid "
+                    f"WHERE {where} ORDER BY r._rid")
+    data.columns = list(on) + ["reference", "candidate"] + rmeta + cnames
+    data["reference"] = data["reference"].astype(float)
+    data["candidate"] = data["candidate"].astype(float)
+    unj = None
+    if unjudged == "keep":
+        unj = ex.frame(f"SELECT {', '.join(f'r.{k} AS {q(c)}' for k, c in zip(keys, on))}, r._lab AS reference "
+                       f"FROM {rk} r LEFT JOIN {ck} c ON {join_on} WHERE c._rid IS NULL ORDER BY r._rid")
+        unj["reference"] = unj["reference"].astype(float)
+    return data, unj
