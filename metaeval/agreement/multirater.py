@@ -327,7 +327,7 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
     >>> d.raters, d.ratings.tolist()
     (('a', 'b', 'c'), [[0, 0, -1], [1, 0, 1]])
     """
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
     if value_counts is not None:
         if ratings is not None or item is not None or rater is not None or value is not None:
@@ -376,6 +376,12 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
                 raise InputError(f"column {cluster!r} is not constant within an item", source=source,
                                  fix="clusters must group whole items")
             cl_rows = df.groupby(item_codes)[cluster].first().reindex(range(len(item_ids))).to_numpy()
+    elif isinstance(ratings, PairedTables):
+        raise InputError("the multi-rater coefficients resample items, so they need the pairs as rows; a "
+                         "PairedTables holds only label counts per group", source="<PairedTables>",
+                         fix="for two raters the table statistics work on it (metaeval.cohen_kappa, "
+                             "metaeval.agreement_report, which includes Krippendorff's alpha); or "
+                             "align(..., rows=True)")
     elif isinstance(ratings, Paired):
         source = "<Paired>"
         labels = _as_labels(np.column_stack([np.asarray(ratings.reference), np.asarray(ratings.candidate)]))

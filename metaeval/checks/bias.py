@@ -210,8 +210,13 @@ def _warn_once(func):
 
 def _frame(data, reference, candidate, what):
     """A DataFrame plus the reference/candidate column names (a Paired maps to its columns)."""
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
+    if isinstance(data, PairedTables):
+        raise InputError(f"{what} regresses each pair's labels on its other columns (length, generator ...), so "
+                         "it needs the pairs as rows; a PairedTables holds only label counts per group",
+                         source="<PairedTables>", fix="align(..., rows=True) (or engine='pandas') keeps the rows "
+                         "and their metadata columns")
     if isinstance(data, Paired):
         df = data.data
         if reference not in df.columns:

@@ -493,8 +493,12 @@ class SensitivityResult:
 # --------------------------------------------------------------------------------------------
 
 def _prepare(data, reference, candidate):
-    from ..data.alignment import Paired
+    from ..data.alignment import Paired, PairedTables
 
+    if isinstance(data, PairedTables):
+        raise InputError("sensitivity re-runs the analysis on scenarios that drop or relabel single pairs, so it "
+                         "needs the pairs as rows; a PairedTables holds only label counts per group",
+                         source="<PairedTables>", fix="align(..., rows=True) (or engine='pandas') keeps the rows")
     if isinstance(data, Paired):
         df = data.data.copy()
         scale = data.scale

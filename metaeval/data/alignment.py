@@ -832,9 +832,11 @@ class PairedTables(Paired):
         >>> d = me.datasets.load("trec_dl_like")
         >>> me.align(d.qrels_human, d.qrels_judge, rows=False).subset([True])   # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        metaeval.core.errors.InputError: <PairedTables>: subset(mask) needs the pairs as rows...
+        metaeval.core.errors.InputError: <PairedTables>: subset(mask) needs the pairs as rows... where(column=value)...
         """
-        raise _needs_rows("subset(mask)")
+        err = _needs_rows("subset(mask)")
+        raise InputError(err.problem, source=err.source, fix="select whole groups with where(column=value), or "
+                         + err.fix)
 
     def to_tables(self, *, by: str | Sequence[str] | None = None) -> PairedTables:
         """The tables kept by fewer group columns (summed over the others).
@@ -1373,7 +1375,8 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
     unj = None
     if unjudged == "keep":
         lrows = left_rows
-        unj = pd.DataFrame({c: rdf[c].to_numpy()[lrows] for c in on})
+        # the cleaned keys, as in the pairs (and as the DuckDB and Spark engines give them)
+        unj = pd.DataFrame({c: np.asarray(uniques[j], dtype=object)[rc[j][lrows]] for j, c in enumerate(on)})
         unj["reference"] = rkeep["_label"].to_numpy(dtype=float)[left] if len(lrows) else []
 
     inv = {int(code): fate for fate, code in _F.items()}
