@@ -429,9 +429,11 @@ def _iid_groups_exact(A):
 def units(rows_unit, cols, vals, D, kind, n_units=None, mult=None) -> Units:
     """Units from (unit index, column, value) triples: per-unit sums of the contributions.
 
-    Clusters are kept one by one (m = 1). For iid units, identical contribution vectors are
-    grouped (with multiplicities, in order of first appearance), so only the distinct ones are
-    kept. ``mult`` (iid only) is the number of identical units each index stands for (an
+    Clusters are kept one by one (m = 1) while the matrix is dense; above :data:`MAX_DENSE`
+    elements, clusters with identical contributions become one unit type with a multiplicity
+    (the same distribution of draws, other draws for a seed). For iid units, identical
+    contribution vectors are grouped (with multiplicities, in order of first appearance), so only
+    the distinct ones are kept. ``mult`` (iid only) is the number of identical units each index stands for (an
     aggregated cell of ``n`` battles). Up to :data:`MAX_DENSE` elements the matrix is dense, above
     it sparse (CSR): a cell that adds 1 to one column is then resampled without any product.
     """
@@ -443,11 +445,18 @@ def units(rows_unit, cols, vals, D, kind, n_units=None, mult=None) -> Units:
         if n_u * D <= MAX_DENSE:
             X = np.zeros((n_u, D))
             np.add.at(X, (rows_unit, cols), vals)
-        else:
-            X = sparse.csr_matrix((vals, (rows_unit, cols)), shape=(n_u, D))
-            X.sum_duplicates()
-            X.eliminate_zeros()
-        return Units(X, np.ones(n_u, dtype=np.int64), kind="clusters")
+            return Units(X, np.ones(n_u, dtype=np.int64), kind="clusters")
+        # sparse; clusters with the same contribution are one unit type with a multiplicity (a
+        # multinomial over the types is the same draw distribution as over the clusters)
+        X = sparse.csr_matrix((vals, (rows_unit, cols)), shape=(n_u, D))
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        X.sort_indices()
+        grouped = _iid_groups(X)
+        if grouped is None:
+            return Units(X, np.ones(n_u, dtype=np.int64), kind="clusters")
+        codes, first = grouped
+        return Units(X[first], np.bincount(codes, minlength=len(first)), kind="clusters")
     A = sparse.csr_matrix((vals, (rows_unit, cols)), shape=(n_u, D))
     A.sum_duplicates()
     A.eliminate_zeros()

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from ..core.errors import InputError, UndefinedStatisticWarning
 from ..core.resample import _user_stacklevel
@@ -211,12 +212,27 @@ def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0
     Hinv = np.linalg.inv(H0)
     beta = np.repeat(np.asarray(beta0, dtype=float)[None, :], b, axis=0)
     done = np.zeros(b, dtype=bool)
+    plain = not (davidson or position)
+    if plain:                                   # the gradient needs only points s and games n per pair
+        S_, N_ = Wa + 0.5 * Tt, Wa + Wb + Tt
+    todo = np.arange(b)
+    sub = None
     for _ in range(max_iter):
-        todo = np.flatnonzero(~done)
-        if not len(todo):
+        left = np.flatnonzero(~done)
+        if not len(left):
             break
-        lay_t = _Layout(len(todo), M, position, davidson)
-        grad = _gradient(beta[todo], lay_t, Wa[todo], Wb[todo], Tt[todo], active[todo], ridge)
+        if sub is None or len(left) < len(todo):
+            todo = left
+            sub = (S_[todo], N_[todo]) if plain else (Wa[todo], Wb[todo], Tt[todo])
+            act = active[todo]
+        if plain:
+            theta = beta[todo, :M]
+            r = sub[0] - sub[1] * expit(theta[:, :, None] - theta[:, None, :])
+            grad = r.sum(axis=2) - r.sum(axis=1) - ridge * theta - act * np.where(act, theta, 0.0).sum(axis=1)[:, None]
+            grad[~act] = 0.0
+        else:
+            lay_t = _Layout(len(todo), M, position, davidson)
+            grad = _gradient(beta[todo], lay_t, *sub, act, ridge)
         step = grad @ Hinv.T
         step = np.where(np.isfinite(step), step, np.inf)
         beta[todo] = beta[todo] - step
