@@ -24,8 +24,9 @@ What is measured, and how
   records the largest sum of their RSS. For in-process engines (pandas, DuckDB) it equals the process
   peak up to the polling gap; for Spark the JVM is a child process and only the tree peak counts it.
   The figure compared with the memory targets is ``max(process peak, tree peak)``.
-* Also recorded from the parent: ``os.wait4``'s ``ru_maxrss`` of the child (the kernel's own peak
-  for the child process; a cross-check of the ``VmHWM`` figure).
+* Also recorded from the parent: ``os.wait4``'s ``ru_maxrss`` of the child. Because the child resets
+  its peak mark before each stage, this is the peak of the *last* stage only (the kernel folds the
+  reset mark into ``ru_maxrss`` at exit), not of the process: shown for information, never compared.
 
 Results travel back as one JSON line on the child's stdout (prefix ``@@RESULT@@``).
 """
