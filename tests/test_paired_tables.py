@@ -321,3 +321,51 @@ def key_dtypes_align_alike_test(dtype):
     assert p0.report.counts == p1.report.counts
     assert p0.report.counts[("reference", "missing_key")] == 2 and len(p1) == 4
     assert p1.data[["query_id", "doc_id"]].values.tolist() == [["1", "a"], ["1", "b"], ["2", "a"], ["3", "e"]]
+
+
+# ----------------------------------------------------------------------------------------------
+# score correlations from the cells (the joint distribution of the labels per group)
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [dict(ci_method=None), dict(ci_method="analytic"), dict(n_resamples=B, rng=1),
+                                dict(cluster="query_id", n_resamples=B, rng=1)])
+def score_correlation_tables_test(dl, kw):
+    """Pearson, Spearman and Kendall from the cells equal the rows' (estimates, intervals, p-values)."""
+    p, t = dl
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x, y in zip(me.score_correlation(t, method="all", **kw), me.score_correlation(p, method="all", **kw)):
+            _same_estimate(x, y)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+def counts_pvalue_formulas_match_scipy_test(monkeypatch, method, alternative):
+    """Above EXPAND_MAX the p-values come from the counts: they equal scipy on the expanded rows."""
+    from scipy import stats as sps
+
+    from metaeval.agreement import correlation as corr
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    h = rng.integers(0, 5, n)
+    j = np.where(rng.random(n) < 0.04, h, rng.integers(0, 5, n))      # weak association: p ~ 0.2-0.8
+    ref = pd.DataFrame({"query_id": rng.integers(0, 30, n).astype(str), "doc_id": np.arange(n).astype(str),
+                        "relevance": h})
+    t = me.align(ref, ref.assign(relevance=j), rows=False)
+    monkeypatch.setattr(corr, "EXPAND_MAX", 0)
+    c = t.cells
+    r, pv = corr._counts_pvalue(method, c["reference"].to_numpy(), c["candidate"].to_numpy(), c["n"].to_numpy(),
+                                alternative)
+    fn = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}[method]
+    ref_res = fn(h, j, alternative=alternative)
+    assert 0.05 < ref_res.pvalue < 0.95
+    np.testing.assert_allclose([r, pv], [ref_res.statistic, ref_res.pvalue], rtol=1e-12, atol=1e-14)
+
+
+def score_correlation_tables_errors_test(dl):
+    _, t = dl
+    with pytest.raises(InputError, match="not a group column"):
+        me.score_correlation(t, cluster="doc_id")
+    with pytest.raises(InputError, match="needs the pairs as rows"):
+        me.score_correlation(t, cluster=np.zeros(len(t)))

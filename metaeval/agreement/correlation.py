@@ -139,6 +139,28 @@ def _align_series(x, others):
     return out
 
 
+def _is_tables(obj) -> bool:
+    return type(obj).__name__ == "PairedTables" and hasattr(obj, "cells") and hasattr(obj, "_check_by")
+
+
+def _table_scores(t, y, cluster, samples):
+    """A PairedTables' cells as weighted pairs: (x, y, cluster ids, info, counts)."""
+    if y is not None:
+        raise ValueError("pass a PairedTables alone, not with y")
+    if samples is not None:
+        raise ValueError("samples= applies to items × samples arrays, not to a PairedTables")
+    cells = t.cells
+    cl = None
+    if cluster is not None:
+        if not isinstance(cluster, str):
+            t._column(cluster)               # raises: an array aligned with pairs needs rows
+        t._check_by(cluster)
+        cl = cells[cluster].to_numpy().astype(str)
+    xv = cells["reference"].to_numpy(dtype=float)
+    yv = cells["candidate"].to_numpy(dtype=float)
+    return xv, yv, cl, {"n_dropped": 0}, cells["n"].to_numpy(dtype=np.int64)
+
+
 def _prepare_scores(x, y, cluster, samples):
     """Complete pairs (x, y), cluster ids, and notes about the input."""
     info = {}
@@ -194,10 +216,19 @@ def _prepare_scores(x, y, cluster, samples):
     return xa, ya, cl, info
 
 
+def _wcount(index, weights, size):
+    """np.bincount as int64 counts, each entry counted ``weights`` times (once when None)."""
+    if weights is None:
+        return np.bincount(index, minlength=size).astype(np.int64)
+    return np.round(np.bincount(index, weights=weights, minlength=size)).astype(np.int64)
+
+
 class _Cells:
     """Distinct (x, y) pairs: values, cell indices, counts (iid) or per-cluster counts."""
 
-    def __init__(self, x, y, cluster=None):
+    def __init__(self, x, y, cluster=None, weights=None):
+        # weights: how many items each (x, y) row stands for (a PairedTables' cells), None: one each
+        self._w = None if weights is None else np.asarray(weights, dtype=np.int64)
         self.ux, ix = np.unique(x, return_inverse=True)
         self.vy, jy = np.unique(y, return_inverse=True)
         self.l1, self.l2 = len(self.ux), len(self.vy)
@@ -206,9 +237,9 @@ class _Cells:
         inv = inv.ravel()
         self.ic, self.jc = self.flat // self.l2, self.flat % self.l2
         self.d = len(self.flat)
-        self.counts = np.bincount(inv, minlength=self.d).astype(np.int64)
+        self.counts = _wcount(inv, self._w, self.d)
         self.xc, self.yc = self.ux[self.ic], self.vy[self.jc]
-        self.n = int(len(x))
+        self.n = int(len(x)) if self._w is None else int(self._w.sum())
         self.cluster_counts = None
         self.n_clusters = 0
         if cluster is not None:
@@ -216,8 +247,8 @@ class _Cells:
             cid = cid.ravel()
             self.n_clusters = int(cid.max()) + 1 if len(cid) else 0
             if self.n_clusters * self.d <= MAX_CLUSTER_ELEMS:
-                self.cluster_counts = np.bincount(cid * self.d + inv, minlength=self.n_clusters * self.d
-                                                  ).reshape(self.n_clusters, self.d)
+                self.cluster_counts = _wcount(cid * self.d + inv, self._w, self.n_clusters * self.d
+                                              ).reshape(self.n_clusters, self.d)
             self._cid, self._inv = cid, inv
 
     def moment_units(self) -> Units:
@@ -228,7 +259,7 @@ class _Cells:
         X = np.column_stack([np.ones(self.d), dx, dy, dx * dx, dy * dy, dx * dy])
         if self.n_clusters:
             Xc = np.zeros((self.n_clusters, 6))
-            np.add.at(Xc, self._cid, X[self._inv])
+            np.add.at(Xc, self._cid, X[self._inv] if self._w is None else X[self._inv] * self._w[:, None])
             return Units(Xc, np.ones(self.n_clusters, dtype=np.int64), kind="clusters")
         return Units(X, self.counts, kind="items")
 
@@ -435,9 +466,12 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
 
     Parameters
     ----------
-    x : array-like, pandas Series, Paired, or a two-column array/DataFrame
+    x : array-like, pandas Series, Paired, PairedTables, or a two-column array/DataFrame
         Reference scores, one per item (or, 2-D, items × samples: see ``samples``). A
-        :class:`metaeval.Paired` or a two-column input holds both raters (``y`` omitted).
+        :class:`metaeval.Paired` or a two-column input holds both raters (``y`` omitted). A
+        :class:`metaeval.PairedTables` (``align(..., rows=False)``) gives the same results from
+        its cells, the joint counts of the two labels per group (``cluster`` then names a group
+        column).
     y : array-like, pandas Series or DataFrame, optional
         Candidate (judge) scores: one per item, or items × samples with NaN for missing samples. If
         ``x`` and ``y`` are pandas objects indexed by item, they are aligned on the index.
@@ -505,6 +539,12 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
     that (continuous scores) an InputError says so, and the fixes are rounding the scores to a grid,
     ``method="pearson"``, or ``ci_method="analytic"``.
 
+    On a :class:`metaeval.PairedTables` the cells are the sufficient statistic: estimates and
+    intervals equal those of the rows (the same unit types are resampled). The iid p-value is
+    scipy's on the expanded rows up to :data:`EXPAND_MAX` pairs, and above it scipy's own formulas
+    evaluated from the counts (Pearson's beta distribution of r, Spearman's t approximation,
+    Kendall's normal approximation with the tie-corrected variance of C − D).
+
     Averaging k judge samples raises the correlation with the human (the averaged score is more
     reliable: Spearman–Brown), so report how many samples were averaged (``extra["samples_y"]``).
 
@@ -547,6 +587,13 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
     >>> res = me.score_correlation(h, j, method="pearson", ci_method="analytic")
     >>> round(res.estimate, 4), [round(v, 4) for v in res.ci]
     (0.9809, [0.9185, 0.9956])
+
+    From the tables of an alignment (no rows kept):
+
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> t = me.align(d.qrels_human, d.qrels_judge, rows=False)
+    >>> round(me.score_correlation(t, method="kendall", ci_method=None).estimate, 4)
+    0.5971
     """
     methods = _check_method(method)
     if ci_method is not None and ci_method not in (*CI_METHODS, "analytic"):
@@ -558,8 +605,11 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
     if ci_method == "analytic" and cluster is not None:
         raise ValueError("analytic (Fisher-z) intervals assume independent items; with cluster= use "
                          "ci_method='bca', 'percentile' or 'basic'")
-    xv, yv, cl, info = _prepare_scores(x, y, cluster, samples)
-    n = len(xv)
+    if _is_tables(x):
+        xv, yv, cl, info, w = _table_scores(x, y, cluster, samples)
+    else:
+        (xv, yv, cl, info), w = _prepare_scores(x, y, cluster, samples), None
+    n = len(xv) if w is None else int(w.sum())
     undefined = n < 2 or len(np.unique(xv)) < 2 or len(np.unique(yv)) < 2
     if undefined:
         why = (f"only {n} complete pair(s)" if n < 2 else
@@ -571,11 +621,14 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
                          extra=dict(info)) for m in methods]
         return _wrap(ests, method)
 
-    tests = {m: _scipy_pvalue(m, xv, yv, alternative) for m in methods}
+    if w is None:
+        tests = {m: _scipy_pvalue(m, xv, yv, alternative) for m in methods}
+    else:
+        tests = {m: _counts_pvalue(m, xv, yv, w, alternative) for m in methods}
     if ci_method == "analytic":
-        return _wrap(_fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative), method)
+        return _wrap(_fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative, w), method)
 
-    cells = _Cells(xv, yv, cl)
+    cells = _Cells(xv, yv, cl, weights=w)
     if methods == ["pearson"]:
         units = cells.moment_units()
         kernel = _moment_pearson
@@ -598,9 +651,9 @@ def score_correlation(x: ArrayLike | pd.Series | pd.DataFrame | Paired, y: Array
     return _wrap(res.estimates([_STAT_NAMES[m] for m in methods], n=n, pvalues=pvals, extra=extra), method)
 
 
-def _fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative) -> list[Estimate]:
+def _fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternative, w=None) -> list[Estimate]:
     """The analytic (Fisher-z) estimates of :func:`score_correlation`, with its small-sample and tie warnings."""
-    n = len(xv)
+    n = len(xv) if w is None else int(w.sum())
     ests = []
     small = []
     for m in methods:
@@ -618,7 +671,7 @@ def _fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternativ
         warnings.warn(f"too few pairs (n = {n}) for the Fisher-z interval of {', '.join(small)}",
                       SmallSampleWarning, stacklevel=3)
     if "kendall" in methods:
-        share = _tied_pair_share(xv, yv)
+        share = _tied_pair_share(xv, yv, w)
         if share > TIE_WARN_SHARE:
             warnings.warn(f"{share:.0%} of the item pairs are tied in x or y: the Fieller variance "
                           "0.437/(n − 4) assumes untied scores, and with this many ties the Kendall "
@@ -627,14 +680,76 @@ def _fisher_estimates(xv, yv, methods, tests, info, confidence_level, alternativ
     return ests
 
 
-def _tied_pair_share(x, y) -> float:
-    """Largest share of the n(n − 1)/2 item pairs tied in x, or in y."""
-    n0 = len(x) * (len(x) - 1) / 2
+def _tied_pair_share(x, y, w=None) -> float:
+    """Largest share of the n(n − 1)/2 item pairs tied in x, or in y (``w``: items per row)."""
+    n = len(x) if w is None else int(w.sum())
+    n0 = n * (n - 1) / 2
     if n0 == 0:
         return 0.0
-    ties = [(c * (c - 1) / 2).sum() for c in (np.unique(x, return_counts=True)[1],
-                                              np.unique(y, return_counts=True)[1])]
+    ties = [(c * (c - 1) / 2).sum() for c in (_value_counts(x, w), _value_counts(y, w))]
     return float(max(ties) / n0)
+
+
+def _value_counts(v, w=None) -> np.ndarray:
+    """How many items have each distinct value (``w``: items per entry of v)."""
+    if w is None:
+        return np.unique(v, return_counts=True)[1]
+    _, inv = np.unique(v, return_inverse=True)
+    return _wcount(inv.ravel(), w, int(inv.max()) + 1 if len(inv) else 0)
+
+
+#: Up to this many items the p-value of weighted pairs (a PairedTables) is scipy's on the expanded
+#: rows; above it the same formulas are evaluated from the counts (scipy's large-sample forms).
+EXPAND_MAX = 200_000
+
+
+def _counts_pvalue(method, x, y, w, alternative):
+    """scipy's coefficient and iid p-value for ``w[i]`` items with scores ``(x[i], y[i])``.
+
+    Small samples (and Kendall without ties, scipy's exact test) expand to rows and call scipy;
+    larger ones evaluate scipy's formulas from the counts: Pearson's beta distribution of r, the
+    t approximation of Spearman's rho, and Kendall's normal approximation with the tie-corrected
+    variance of C − D (scipy 1.17 ``pearsonr``, ``spearmanr``, ``kendalltau``).
+    """
+    n = int(w.sum())
+    cx, cy = _value_counts(x, w), _value_counts(y, w)
+    no_ties = (cx <= 1).all() and (cy <= 1).all()
+    if n <= EXPAND_MAX or (method == "kendall" and no_ties):
+        return _scipy_pvalue(method, np.repeat(x, w), np.repeat(y, w), alternative)
+    from scipy import special
+
+    cells = _Cells(x, y, weights=w)
+    S = cells.counts[None, :].astype(float)
+    r = float(_RankKernel(cells, [method])(S)[0, 0])
+    if method == "pearson":
+        ab = n / 2 - 1
+        cdf = special.betainc(ab, ab, (r + 1) / 2)
+        sf = special.betaincc(ab, ab, (r + 1) / 2)
+        p = {"less": cdf, "greater": sf, "two-sided": 2 * special.betaincc(ab, ab, (abs(r) + 1) / 2)}[alternative]
+        return r, float(p)
+    if method == "spearman":
+        dof = n - 2
+        with np.errstate(divide="ignore"):
+            t = r * np.sqrt(np.clip(dof / ((r + 1.0) * (1.0 - r)), 0, None))
+        p = {"less": special.stdtr(dof, t), "greater": special.stdtr(dof, -t),
+             "two-sided": 2 * special.stdtr(dof, -abs(t))}[alternative]
+        return r, float(p)
+    # Kendall: C − D from the table (concordant minus discordant pairs), ties from the margins
+    T = np.zeros(cells.l1 * cells.l2)
+    T[cells.flat] = cells.counts
+    T = T.reshape(cells.l1, cells.l2)
+    SS = T[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
+    PS = T[::-1, :].cumsum(axis=0)[::-1, :].cumsum(axis=1)
+    cmd = (T[:-1, :-1] * SS[1:, 1:]).sum() - (T[:-1, 1:] * PS[1:, :-1]).sum()
+    xtie, x0, x1 = (float((cx * (cx - 1) / 2).sum()), float((cx * (cx - 1.0) * (cx - 2)).sum()),
+                    float((cx * (cx - 1.0) * (2 * cx + 5)).sum()))
+    ytie, y0, y1 = (float((cy * (cy - 1) / 2).sum()), float((cy * (cy - 1.0) * (cy - 2)).sum()),
+                    float((cy * (cy - 1.0) * (2 * cy + 5)).sum()))
+    m = n * (n - 1.0)
+    var = (m * (2 * n + 5) - x1 - y1) / 18 + (2 * xtie * ytie) / m + x0 * y0 / (9 * m * (n - 2))
+    z = cmd / np.sqrt(var)
+    p = {"less": sps.norm.cdf(z), "greater": sps.norm.sf(z), "two-sided": 2 * sps.norm.sf(abs(z))}[alternative]
+    return r, float(p)
 
 
 def _check_method(method):
