@@ -370,15 +370,16 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
 
     ex, q = p.ex, p.q
     sides = list(sides)
-    ref_cols = sides[0].columns
-    reserved = set(on) | {"reference", "candidate"}
-    by_meta = [c for c in by if c not in on]
-    for c in by_meta:
-        if c not in ref_cols or c == labels[0] or c in reserved:
-            raise InputError(f"no column {c!r} to group the pairs by", source=sides[0].name,
-                             expected=f"key columns ({', '.join(on)}) or reference metadata columns "
-                                      f"({', '.join(x for x in ref_cols if x not in reserved and x != labels[0])})",
-                             fix="check by=")
+    # a group column is a key, else a reference column, else a candidate column (the pairs' naming)
+    by_side = {}
+    for c in by:
+        if c in on:
+            continue
+        for si, (s, lab) in enumerate(zip(sides, labels)):
+            if c in s.columns and c != lab:
+                by_side[c] = si
+                break
+    by_meta = ([c for c in by if by_side.get(c) == 0], [c for c in by if by_side.get(c) == 1])
     counts, notes, oos_rows, conflict_rows, n_input, sources, kept = {}, {}, [], [], {}, {}, []
     keys = [f"_k{i}" for i in range(len(on))]
     # sides read by a fast reader are checked first (the pandas path reads both files before anything
@@ -390,7 +391,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         try:  # the reader may also fail outright (a line with too many fields, bad UTF-8)
             if _columns_ok(s, on, lab):
                 built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
-                                   refusals, by_meta if si == 0 else [])
+                                   refusals, by_meta[si])
                 ok = _vouched(s, built[si][1])
             else:
                 n, n_chk = ex.rows(f"SELECT count(*), sum(CASE WHEN {s.check} THEN 1 ELSE 0 END) FROM {s.view}")[0]
@@ -407,10 +408,18 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
     if refusal_flag is not None and not any(refusal_flag in s.columns for s in sides):
         raise InputError(f"no refusal flag column {refusal_flag!r} on either side",
                          source=f"{sides[0].name} / {sides[1].name}", fix="check refusal_flag=")
+    for s in sides:
+        _check_columns(s, on, None)
+    nowhere = [c for c in by if c not in on and c not in by_side]
+    if nowhere:
+        raise InputError(f"by= names a column neither side has: {nowhere[0]!r}",
+                         source=f"{sides[0].name} / {sides[1].name}",
+                         expected=f"key columns {', '.join(on)} or columns of either side",
+                         fix="pass by= with existing columns (by=() for one pooled table)")
     for si, (s, side, lab) in enumerate(zip(sides, names, labels)):
         sources[side] = s.name
         kept.append(_side(p, s, si, side, on, keys, lab, scale, out_of_scale, duplicates, refusal_flag,
-                          refusal_value, refusals, by_meta if si == 0 else [], counts, notes, oos_rows,
+                          refusal_value, refusals, by_meta[si], counts, notes, oos_rows,
                           conflict_rows, n_input, built[si]))
 
     # -- the outer join, counted per group and label pair in one pass ---------------------------
@@ -423,7 +432,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
             k = keys[on.index(c)]
             group_exprs.append(f"coalesce(r.{k}, c.{k})")
         else:
-            group_exprs.append(f"r.{q('_m_' + c)}")
+            group_exprs.append(f"{'rc'[by_side[c]]}.{q('_m_' + c)}")
     cat = "CASE WHEN r._rid IS NULL THEN 'right' WHEN c._rid IS NULL THEN 'left' ELSE 'both' END"
     sel = ", ".join([f"{g} AS _g{i}" for i, g in enumerate(group_exprs)]
                     + ["r._lab AS reference", "c._lab AS candidate", f"{cat} AS _m"])
@@ -466,10 +475,12 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
     if unjudged == "keep":
         left = agg.loc[m == "left"].copy()
         left["reference"] = left["reference"].astype(float)
-        unj = left[gcols + ["reference", "n"]].rename(columns=dict(zip(gcols, by)))
-        unj = unj.groupby(list(by) + ["reference"], sort=True, dropna=False)["n"].sum().reset_index() \
+        # the unjudged rows hold the keys and the reference label: their counts are by the key columns
+        by_k = [c for c in by if c in on]
+        unj = left[[gcols[by.index(c)] for c in by_k] + ["reference", "n"]].rename(columns=dict(zip(gcols, by)))
+        unj = unj.groupby(by_k + ["reference"], sort=True, dropna=False)["n"].sum().reset_index() \
             if len(unj) else unj
-        unj = unj.sort_values(list(by) + ["reference"], kind="stable").reset_index(drop=True)
+        unj = unj.sort_values(by_k + ["reference"], kind="stable").reset_index(drop=True)
 
     if scale is None:
         if len(pairs):
@@ -505,7 +516,7 @@ def _check_columns(s: SideInput, on, lab):
             raise InputError(f"no key column {c!r}", source=s.name, line=1,
                              expected=f"key columns {', '.join(on)}; found {', '.join(map(str, cols))}",
                              fix="rename the column or pass on=")
-    if lab not in cols:
+    if lab is not None and lab not in cols:
         raise InputError(f"no label column {lab!r}", source=s.name, line=1,
                          expected=f"one of {', '.join(map(str, cols))}", fix="name the label column with label=")
 

@@ -1,0 +1,348 @@
+"""The DuckDB alignment engine gives the pandas path's report, tables and rows, on every input form.
+
+The reference for every expected value is the pandas path itself (``metaeval.align(...,
+engine="pandas", rows=True)``): the report field by field, the cells as its pairs counted by group,
+the rows as its ``Paired.data``, and the error messages (file and line) of its readers.
+"""
+
+import gzip
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from messy_inputs import ERROR_CASES, FORMATS, POLICY_CASES, equivalent_frame, messy_pair, write_pair
+
+import metaeval as me
+from metaeval.core.errors import InputError
+from metaeval.data.engines import ENGINES, align_pandas, choose_engine, run_alignment
+from metaeval.data.engines.duckdb_engine import align_duckdb, connect
+
+S = me.Scale((0, 1, 2, 3))
+
+
+def _pandas(ref, cand, **kw):
+    return me.align(ref, cand, engine="pandas", rows=True, **kw)
+
+
+def _norm(values):
+    """Values comparable across engines: None for missing, floats for numbers, text otherwise."""
+    out = []
+    for v in list(values):
+        if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
+            out.append(None)
+        elif isinstance(v, (bool, np.bool_)):
+            out.append(str(bool(v)))
+        elif isinstance(v, (int, float, np.integer, np.floating)):
+            out.append(float(v))
+        else:
+            try:
+                out.append(float(v))
+            except ValueError:
+                out.append(str(v))
+    return out
+
+
+def _expected_cells(p, by):
+    """The pandas pairs (``Paired.data``) counted by group and label pair: group values as text (None
+    when missing, sorted last), as ``AlignmentCounts.cells`` documents them.
+
+    (``Paired.to_tables`` keeps the raw values of an object column, e.g. the candidate's ``length``
+    with None for the unjudged items filled in, and then sorts 27 before 100; reported to the lead.)
+    """
+    data = p.data
+    if not len(data):
+        return []
+    frame = pd.DataFrame({c: [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+                              for v in data[c].tolist()] for c in by}
+                         | {"reference": data["reference"].to_numpy(float),
+                            "candidate": data["candidate"].to_numpy(float)})
+    out = frame.groupby(list(by) + ["reference", "candidate"], dropna=False).size().reset_index(name="n")
+    out = out.sort_values(list(by) + ["reference", "candidate"], na_position="last")
+    return [_norm(r) for r in out.itertuples(index=False)]
+
+
+def assert_same(p, res, by):
+    """The DuckDB result ``res`` equals the pandas Paired ``p`` in every field."""
+    a, b = p.report, res.report
+    for f in ("names", "sources", "n_input", "counts", "notes", "n_pairs"):
+        assert getattr(b, f) == getattr(a, f), f
+    pd.testing.assert_frame_equal(b.out_of_scale, a.out_of_scale)
+    pd.testing.assert_frame_equal(b.conflicts, a.conflicts)
+    assert res.scale == p.scale
+    got = res.cells
+    assert list(got.columns) == [*by, "reference", "candidate", "n"]
+    assert got["n"].dtype == np.int64
+    assert [_norm(r) for r in got.itertuples(index=False)] == _expected_cells(p, by)
+    if res.rows is not None:
+        assert list(res.rows.columns) == list(p.data.columns)
+        for c in p.data.columns:
+            assert _norm(res.rows[c]) == _norm(p.data[c]), c
+
+
+# -- every policy case on every input form ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pairs():
+    return messy_pair(160, seed=3), messy_pair(160, seed=4, qrels_safe=True)
+
+
+@pytest.fixture(scope="module")
+def written(pairs, tmp_path_factory):
+    (r, c), (rs, cs) = pairs
+    root = tmp_path_factory.mktemp("messy")
+    out = {}
+    for fmt in FORMATS:
+        ref, cand = (rs, cs) if fmt.startswith("qrels") else (r, c)
+        a, b = write_pair(ref, cand, root / fmt.replace(".", "_"), fmt)
+        if fmt in ("parquet_glob", "parquet_hive"):  # the pandas path reads the same rows from frames
+            pa_, pb_ = equivalent_frame(ref, fmt, a), equivalent_frame(cand, fmt, b)
+        else:
+            pa_, pb_ = a, b
+        out[fmt] = (a, b, pa_, pb_)
+    return out
+
+
+def _memory_form(df, form):
+    if form == "frame":
+        return df
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    if form == "arrow":
+        return table
+    if form == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    raise AssertionError(form)
+
+
+@pytest.mark.parametrize("form", ["frame", "arrow", "polars", *FORMATS])
+@pytest.mark.parametrize("case", range(len(POLICY_CASES)))
+def policy_case_on_every_form_test(pairs, written, form, case):
+    kw = dict(POLICY_CASES[case])
+    (r, c), _ = pairs
+    if form in ("frame", "arrow", "polars"):
+        if form == "frame":
+            p = _pandas(r, c, **kw)
+        else:  # Arrow and polars hold typed columns: the pandas path sees them as the frame they convert to
+            p = _pandas(_memory_form(r, form).to_pandas() if form == "arrow" else _memory_form(r, form).to_pandas(),
+                        _memory_form(c, form).to_pandas(), **kw)
+        a, b = _memory_form(r, form), _memory_form(c, form)
+    else:
+        if form.startswith("qrels"):
+            kw["refusal_flag"] = None  # qrels text has no flag column
+        a, b, pa_, pb_ = written[form]
+        p = _pandas(pa_, pb_, **kw)
+    res = align_duckdb(a, b, **kw, by=("query_id",), rows=True)
+    assert_same(p, res, ("query_id",))
+
+
+@pytest.mark.parametrize("by", [(), ("query_id", "doc_id"), ("topic_type",), ("length",), ("topic_type", "query_id")])
+def cells_by_group_columns_test(pairs, by):
+    (r, c), _ = pairs
+    kw = dict(POLICY_CASES[2])  # unjudged items filled: the cells hold them too
+    p = _pandas(r, c, **kw)
+    res = align_duckdb(r, c, **kw, by=by)
+    assert res.rows is None
+    assert_same(p, res, by)
+    # the engines' own entry point for pandas gives the same cells
+    pd.testing.assert_frame_equal(res.cells, align_pandas(r, c, labels="relevance", **kw, by=by).cells)
+
+
+def unjudged_kept_counts_and_rows_test(pairs):
+    (r, c), _ = pairs
+    kw = dict(POLICY_CASES[1])  # unjudged="keep"
+    p = _pandas(r, c, **kw)
+    res = align_duckdb(r, c, **kw, by=("query_id",))
+    exp = p.unjudged.groupby(["query_id", "reference"]).size().reset_index(name="n")
+    assert res.unjudged.values.tolist() == exp.values.tolist()
+    rows = align_duckdb(r, c, **kw, rows=True).unjudged
+    assert rows.values.tolist() == p.unjudged.values.tolist()
+
+
+def duckdb_relation_and_connection_test(pairs, tmp_path):
+    (r, c), _ = pairs
+    con = connect(memory_limit="256MB", threads=1)
+    ref_rel = con.from_df(r)
+    path = tmp_path / "c.parquet"
+    c.to_parquet(path, index=False)
+    cand_rel = con.read_parquet(str(path))
+    kw = dict(POLICY_CASES[0])
+    res = align_duckdb(ref_rel, cand_rel, **kw, by=("query_id",), rows=True, connection=con)
+    p = _pandas(r, c, **kw)
+    assert res.report.counts == p.report.counts and res.report.n_pairs == p.report.n_pairs
+    assert [_norm(r) for r in res.cells.itertuples(index=False)] == _expected_cells(p, ("query_id",))
+    # the engine leaves the caller's connection as it found it (no tables or views of its own)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE NOT internal").fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchall() == [(0,)]
+    con.close()
+
+
+# -- errors: the same messages as the pandas path ---------------------------------------------------
+
+def _same_error(ref, cand, ref_pd=None, cand_pd=None, **kw):
+    with pytest.raises(InputError) as e_pd:
+        _pandas(ref if ref_pd is None else ref_pd, cand if cand_pd is None else cand_pd, **kw)
+    with pytest.raises(InputError) as e_dk:
+        align_duckdb(ref, cand, **kw)
+    assert str(e_dk.value) == str(e_pd.value)
+    return str(e_dk.value)
+
+
+@pytest.mark.parametrize("case", range(len(ERROR_CASES)))
+@pytest.mark.parametrize("form", ["frame", "csv", "parquet"])
+def policy_errors_test(pairs, written, case, form):
+    (r, c), _ = pairs
+    if form == "frame":
+        msg = _same_error(r, c, **ERROR_CASES[case])
+    else:
+        a, b, _, _ = written[form]
+        msg = _same_error(a, b, **ERROR_CASES[case])
+    assert "line" in msg
+
+
+def label_not_a_number_test(tmp_path):
+    ref = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "relevance": ["1", "two", "x"]})
+    cand = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    msg = _same_error(ref, cand)
+    assert "relevance is not a number: 'two' (2 such row(s))" in msg and "line 2" in msg
+    ref.to_csv(tmp_path / "r.csv", index=False)
+    cand.to_csv(tmp_path / "c.csv", index=False)
+    msg = _same_error(str(tmp_path / "r.csv"), str(tmp_path / "c.csv"))
+    assert "r.csv, line 3" in msg
+
+
+def missing_columns_and_files_test(tmp_path):
+    ref = pd.DataFrame({"query_id": ["1"], "doc": ["a"], "relevance": [1]})
+    cand = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "rel": [1]})
+    assert "no key column 'doc_id'" in _same_error(ref, cand)
+    ok = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    assert "no label column 'relevance'" in _same_error(ok, cand)
+    assert "no refusal flag column 'flag'" in _same_error(ok, ok, refusal_flag="flag")
+    missing = str(tmp_path / "nope.txt")
+    msg = _same_error(missing, ok)
+    assert msg == f"{missing}: file not found. Fix: check the path" and "\n" not in msg
+    with pytest.raises(InputError, match="no file matches the pattern"):
+        align_duckdb(str(tmp_path / "x" / "*.parquet"), ok)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no Parquet files in the folder"):
+        align_duckdb(str(tmp_path / "empty"), ok)
+    with pytest.raises(InputError, match="by= names a column neither side has: 'zzz'"):
+        align_duckdb(ok, ok, by="zzz")
+
+
+@pytest.mark.parametrize("text, needle", [
+    (b"1 0 a 1\n1 0 b 2 9\n", "line 2"),               # five fields
+    (b"query_id iteration doc_id relevance\n1 0 a 1\n", "header"),
+    (b"1 0 a 1\n1 0 b x\n", "line 2"),                 # not an integer
+    (b"1 0 a\n1 0 b\n", "unlabelled pool"),            # three fields
+    (b"1 0 a 1\n\n  \n1 0 b 7\n1 0 a 5\n", None),      # blank lines keep the line numbers
+    (b"1\t0\ta\t1\r\n1\t0\tb\t2\r\n1 0  c 3\n", None),  # tabs, CRLF, doubled spaces
+    (b"1 0 a 1.0\n1 0 b +2\n", None),                  # what read_qrels also accepts as integers
+])
+@pytest.mark.parametrize("gz", [False, True])
+def qrels_text_like_read_qrels_test(tmp_path, text, needle, gz):
+    path = tmp_path / ("r.txt.gz" if gz else "r.txt")
+    path.write_bytes(gzip.compress(text, mtime=0) if gz else text)
+    cand = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2]})
+    kw = dict(scale=S, out_of_scale="error", duplicates="error")
+    if needle is not None:
+        assert needle in _same_error(str(path), cand, **kw)
+        return
+    try:
+        p = _pandas(str(path), cand, **kw)
+    except InputError as exc:  # out of scale (7, 5) or a conflict: the same message, the same line
+        assert str(exc) == _same_error(str(path), cand, **kw)
+        kw = dict(scale=S, out_of_scale="drop", duplicates="first")
+        p = _pandas(str(path), cand, **kw)
+    res = align_duckdb(str(path), cand, **kw, rows=True)
+    assert_same(p, res, ())
+
+
+def big_clean_qrels_fast_path_test(tmp_path):
+    """A clean file takes DuckDB's column reader (no per-line regular expression); its line numbers
+    still match the pandas path's, including the out-of-scale and conflict lines."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    lab = rng.integers(0, 4, n)
+    lab[[17, 4000]] = 9
+    lines = [f"{q} 0 d{i % 4700} {v}\n" for i, (q, v) in enumerate(zip(rng.integers(1, 30, n), lab))]
+    ref = tmp_path / "ref.txt"
+    ref.write_text("".join(lines))
+    cand = tmp_path / "cand.tsv.qrels"
+    cand.write_text("".join(ln.replace(" ", "\t") for ln in lines[::2]))
+    kw = dict(scale=S, out_of_scale="drop", duplicates="majority")
+    assert_same(_pandas(str(ref), str(cand), **kw), align_duckdb(str(ref), str(cand), **kw, by=("query_id",)),
+                ("query_id",))
+
+
+# -- random small inputs --------------------------------------------------------------------------
+
+_key = st.one_of(st.sampled_from(["1", "2", " 2", "3 ", "", "x"]), st.none())
+_lab = st.one_of(st.sampled_from([0, 1, 2, 3, 5, -1, 2.5]), st.just(np.nan))
+_row = st.tuples(_key, st.sampled_from(["a", "b", "c", "d#4"]), _lab, st.booleans())
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ref=st.lists(_row, max_size=14), cand=st.lists(_row, max_size=14),
+       dup=st.sampled_from(["first", "last", "majority", "mean"]),
+       oos=st.sampled_from(["clip", "drop", "missing"]),
+       unj=st.sampled_from(["drop", "keep", 0]),
+       refusals=st.sampled_from(["keep", "drop", 0]),
+       scale=st.sampled_from([S, None]))
+def random_messy_inputs_test(ref, cand, dup, oos, unj, refusals, scale):
+    def frame(rows):
+        return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance", "refused"]).astype(
+            {"query_id": object, "relevance": float, "refused": bool})
+
+    r, c = frame(ref), frame(cand)
+    kw = dict(scale=scale, duplicates=dup, out_of_scale=oos if scale is not None else "error", unjudged=unj,
+              refusal_value=-1, refusals=refusals, refusal_flag="refused")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an empty side warns on both paths
+        p = _pandas(r, c, **kw)
+        res = align_duckdb(r, c, **kw, by=("query_id",), rows=True, threads=1)
+    assert_same(p, res, ("query_id",))
+
+
+# -- choosing and running an engine ------------------------------------------------------------------
+
+def choose_engine_test(tmp_path, monkeypatch):
+    import metaeval.data.engines as eng
+
+    small = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 a 1\n")
+    assert ENGINES == ("auto", "pandas", "duckdb", "spark")
+    assert choose_engine(small, small) == "pandas"
+    assert choose_engine(str(q), str(q)) == "pandas"
+    assert choose_engine(str(tmp_path / "x.parquet"), small) == "duckdb"
+    assert choose_engine(str(tmp_path), small) == "duckdb"           # a folder
+    assert choose_engine(str(tmp_path / "*.csv"), small) == "duckdb"  # a glob
+    import pyarrow as pa
+
+    assert choose_engine(pa.table({"a": [1]}), small) == "duckdb"
+    assert choose_engine(small, small, "spark") == "spark"
+    monkeypatch.setattr(eng, "AUTO_DUCKDB_BYTES", 10)
+    assert choose_engine(str(q), str(q)) == "duckdb"                # above the size threshold
+    monkeypatch.setattr(eng, "AUTO_DUCKDB_ROWS", 2)
+    assert choose_engine(small, small) == "duckdb"
+    with pytest.raises(ValueError, match="engine must be one of"):
+        choose_engine(small, small, "polars")
+
+
+def run_alignment_dispatch_test(pairs):
+    (r, c), _ = pairs
+    kw = dict(POLICY_CASES[0])
+    a = run_alignment("pandas", r, c, label="relevance", by=("query_id",), connection=None, **kw)
+    b = run_alignment("duckdb", r, c, label="relevance", by=("query_id",), spark=None, **kw)
+    pd.testing.assert_frame_equal(a.cells, b.cells)
+    assert a.report.counts == b.report.counts
+    # metaeval.align with engine="duckdb" returns the tables of the same pairs
+    t = me.align(r, c, engine="duckdb", by="query_id", **kw)
+    assert int(t.cells["n"].sum()) == int(a.cells["n"].sum())
