@@ -12,6 +12,10 @@ Input forms accepted by the table statistics
 --------------------------------------------
 * two label arrays ``x`` (reference) and ``y`` (candidate);
 * a :class:`metaeval.Paired` from :func:`metaeval.align` (``cluster`` may then name a column);
+* a :class:`metaeval.PairedTables` (``align(..., rows=False)``, and what the DuckDB and Spark
+  engines return): per-group tables of label counts; ``cluster``/``strata`` may name one of its
+  group columns (its ``by``), and every statistic gives the same estimate and interval as on the
+  rows;
 * ``table=``: a K×K array of counts, or a ``(C, K, K)`` array of per-cluster tables (then the
   bootstrap resamples clusters).
 """
@@ -58,7 +62,40 @@ class TableData:
 
 
 def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None) -> TableData:
-    """Normalize the accepted input forms to a pooled table plus resampling units."""
+    """Normalize the accepted input forms to a pooled table plus resampling units.
+
+    Parameters
+    ----------
+    x, y : array-like, Paired or PairedTables, optional
+        Label arrays, or a Paired / PairedTables alone (as ``x``).
+    table : array, optional
+        K×K counts, or C×K×K per-cluster counts.
+    scale : Scale, optional
+        The levels (default: the pairs' scale, or inferred from the labels).
+    cluster, strata : str or array-like, optional
+        Clusters or strata: arrays aligned with the labels, a column of a Paired, or a group column
+        (``by``) of a PairedTables (an array, or another column, raises an InputError that names
+        the fix).
+
+    Returns
+    -------
+    TableData
+        The pooled table, the units the bootstrap resamples (cells, clusters or strata), the
+        scale and n.
+
+    References
+    ----------
+    tests/test_paired_tables.py: a PairedTables gives the same table and units as its rows.
+
+    Examples
+    --------
+    >>> import metaeval as me
+    >>> d = me.datasets.load("trec_dl_like")
+    >>> t = me.align(d.qrels_human, d.qrels_judge, rows=False)
+    >>> td = prepare_table(t, cluster="query_id")
+    >>> td.n, td.units.kind, td.units.n_units
+    (7731, 'clusters', 40)
+    """
     from ..core.tables import contingency
     from ..data.alignment import Paired, PairedTables
 
@@ -1229,7 +1266,9 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
     Parameters
     ----------
     a, b : Paired or (reference, candidate) tuple of label arrays
-        Two tuples must be aligned item by item (NaN where an item is absent).
+        Two tuples must be aligned item by item (NaN where an item is absent). Items are
+        matched by key, so a :class:`metaeval.PairedTables` (counts, no items) raises an
+        InputError: align with ``rows=True``.
     statistic : str
         Any registered scalar table statistic (``metaeval.core.registry.names("table")``), plain or
         with its weights as a suffix: ``cohen_kappa``, ``cohen_kappa_quadratic``, ``scott_pi``,
