@@ -369,3 +369,26 @@ def score_correlation_tables_errors_test(dl):
         me.score_correlation(t, cluster="doc_id")
     with pytest.raises(InputError, match="needs the pairs as rows"):
         me.score_correlation(t, cluster=np.zeros(len(t)))
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+def duckdb_tables_equal_pandas_tables_test(case):
+    """The DuckDB engine's PairedTables equals the pandas one: cells, unjudged counts, report, kappa."""
+    import metaeval.data.engines as engines
+
+    if not hasattr(engines, "run_alignment"):
+        pytest.skip("the engines' run_alignment is not in this tree")
+    pytest.importorskip("duckdb")
+    ref, cand = messy_pair(150, seed=case)
+    kw = POLICY_CASES[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = me.align(ref, cand, engine="pandas", rows=False, **kw)
+        t1 = me.align(ref, cand, engine="duckdb", **kw)
+        assert isinstance(t1, PairedTables)
+        pd.testing.assert_frame_equal(t0.cells, t1.cells, check_dtype=False)
+        pd.testing.assert_frame_equal(t0.unjudged, t1.unjudged, check_dtype=False)
+        assert t0.report.counts == t1.report.counts
+        _same_estimate(me.cohen_kappa(t1, cluster="query_id", n_resamples=B, rng=2),
+                       me.cohen_kappa(t0, cluster="query_id", n_resamples=B, rng=2))
+        assert type(me.align(ref, cand, engine="duckdb", rows=True, **kw)) is me.Paired
