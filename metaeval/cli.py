@@ -164,13 +164,19 @@ def _cmd_agree(args) -> int:
     import warnings
 
     from .agreement.coefficients import agreement_report
-    from .data.alignment import align
+    from .data.alignment import PairedTables, align
 
     try:
         paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
                        scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
-                       unjudged=args.unjudged)
+                       unjudged=args.unjudged, engine=args.engine,
+                       by=None if args.cluster is None else (args.cluster,))
     except InputError as exc:
+        if args.cluster is not None and str(exc).find("by= names a column") >= 0:
+            on = args.on.split(",")
+            raise InputError(f"no column {args.cluster!r} to cluster on", source=args.reference,
+                             expected=f"one of the key columns {', '.join(on)} or a column of either file",
+                             fix=f"--cluster {on[0]}") from None
         raise _suggest_columns(exc, args.on, args.label) from None
     print(_accounting(paired.report))
     if len(paired) == 0:
@@ -179,8 +185,9 @@ def _cmd_agree(args) -> int:
                          fix=f"check the key columns (--on {args.on}) and that both files judge the same items")
     if args.binarize is not None:
         paired = paired.binarize(args.binarize)
-    if args.cluster is not None and args.cluster not in paired.data.columns:
-        cols = [c for c in paired.data.columns if c not in ("reference", "candidate")]
+    columns = paired.by if isinstance(paired, PairedTables) else tuple(paired.data.columns)
+    if args.cluster is not None and args.cluster not in columns:
+        cols = [c for c in columns if c not in ("reference", "candidate")]
         raise InputError(f"no column {args.cluster!r} to cluster on", source=args.reference,
                          expected=f"one of {', '.join(map(str, cols))}", fix=f"--cluster {cols[0]}")
     with warnings.catch_warnings(record=True) as caught:
@@ -214,7 +221,8 @@ def _cmd_align(args) -> int:
     try:
         paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
                        scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
-                       refusal_flag=args.refusal_flag, refusals=args.refusals, unjudged=args.unjudged)
+                       refusal_flag=args.refusal_flag, refusals=args.refusals, unjudged=args.unjudged,
+                       engine=args.engine)
     except InputError as exc:
         raise _suggest_columns(exc, args.on, args.label) from None
     print(paired.report)
@@ -373,6 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="drop, or a fill label for reference items the candidate did not judge (e.g. 0)")
     g.set_defaults(func=_cmd_agree)
 
+    for cmd in (a, g):
+        cmd.add_argument("--engine", default="auto", choices=["auto", "pandas", "duckdb", "spark"],
+                         help="who aligns: pandas (in memory), duckdb (beyond memory; Parquet folders and "
+                              "globs), spark (a local session); auto picks from the inputs' kind and size")
     r = sub.add_parser("report", help="run a study file (TOML) and write the report folder")
     r.add_argument("study", help="the study file (see metaeval.study for the format)")
     r.add_argument("--out", required=True, help="output folder")
