@@ -228,7 +228,8 @@ def _load_data(spec: dict, ctx: _Context):
                      scale=_scale(spec), out_of_scale=spec.get("out_of_scale", "error"),
                      duplicates=spec.get("duplicates", "error"), refusal_flag=spec.get("refusal_flag"),
                      refusals=spec.get("refusals", "keep"), unjudged=spec.get("unjudged", "drop"),
-                     names=tuple(spec.get("names", ("reference", "candidate"))))
+                     names=tuple(spec.get("names", ("reference", "candidate"))), engine=spec.get("engine", "auto"),
+                     by=spec.get("by"))
     if kind == "table":
         df, name, _ = mio._read_table(ctx.path(spec["path"]))
         key = spec.get("key", ["query_id", "doc_id"])

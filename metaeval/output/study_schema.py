@@ -96,6 +96,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
                 '`keep`, or a fill label for reference items the candidate did not judge'),
         'names': _K(LIST, '`["reference", "candidate"]`',
                 'the names of the two sides in tables and notes'),
+        'engine': _K(STR, '`"auto"`',
+                'who aligns: `pandas` (in memory), `duckdb` (beyond memory; Parquet folders, globs) or '
+                '`spark` (see [Scale](../scale.md))',
+                ("auto", "pandas", "duckdb", "spark")),
+        'by': _K((STR, LIST), 'the key columns but the last',
+                'the columns whose groups keep their own tables (what `cluster` may name with the '
+                'DuckDB and Spark engines)'),
     },
 
     'data:table': {
