@@ -88,6 +88,9 @@ JACKKNIFE_MAX_UNITS = 20_000
 #: standard error; coverage measured in tests/test_arena_scale.py (see :func:`bootstrap`).
 JACKKNIFE_GROUPS = 200
 
+# from this many single-unit types (clusters) on, counts are tallies of uniform draws (see _draw)
+_UNIFORM_MIN_UNITS = 100_000
+
 # at most this many float64 weights per chunk (about 64 MB)
 _CHUNK_ELEMS = 8_000_000
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -324,10 +327,19 @@ def table_units(table, *, cluster_tables=None, strata_tables=None) -> Units:
 
 
 def _draw(units: Units, rng: np.random.Generator, b: int) -> np.ndarray:
-    """b replicate sufficient statistics, shape (b, D)."""
+    """b replicate sufficient statistics, shape (b, D).
+
+    From :data:`_UNIFORM_MIN_UNITS` unit types that are single units each (m = 1: clusters), the
+    counts of a replicate are the tallies of U uniform draws (the same Multinomial(U, 1/U)
+    distribution as ``rng.multinomial``, in O(U) integer draws instead of U binomial ones)."""
     if units.strata is None:
         n = units.n_units
-        counts = rng.multinomial(n, units.m / n, size=b)
+        U = units.X.shape[0]
+        if U >= _UNIFORM_MIN_UNITS and n == U:
+            idx = rng.integers(0, U, size=(b, U)) + (np.arange(b) * U)[:, None]
+            counts = np.bincount(idx.ravel(), minlength=b * U).reshape(b, U)
+        else:
+            counts = rng.multinomial(n, units.m / n, size=b)
         return _times_X(counts, units)
     out = np.zeros((b, units.X.shape[1]))
     for h in np.unique(units.strata):
