@@ -280,6 +280,19 @@ def big_clean_qrels_fast_path_test(tmp_path):
                 ("query_id",))
 
 
+@pytest.mark.parametrize("dup", ["first", "last", "majority", "mean"])
+def many_distinct_labels_test(dup):
+    """More than 62 distinct labels: the engine's general duplicate rule (not the coded one)."""
+    rng = np.random.default_rng(5)
+    n = 400
+    ref = pd.DataFrame({"query_id": rng.integers(0, 5, n).astype(str), "doc_id": rng.integers(0, 60, n).astype(str),
+                        "relevance": np.round(rng.random(n) * 10, 1), "topic_type": rng.choice(["a", "b"], n)})
+    cand = ref.sample(frac=0.7, random_state=1).reset_index(drop=True)
+    kw = dict(duplicates=dup, unjudged=0.5)
+    for by in (("query_id",), ("topic_type",)):
+        assert_same(_pandas(ref, cand, **kw), align_duckdb(ref, cand, **kw, by=by, rows=True), by)
+
+
 # -- random small inputs --------------------------------------------------------------------------
 
 _key = st.one_of(st.sampled_from(["1", "2", " 2", "3 ", "", "x"]), st.none())

@@ -62,6 +62,13 @@ class _Duck:
     def drop(self, name):
         self.con.execute(f"DROP TABLE IF EXISTS {name}")
 
+    def upload(self, name, frame):
+        self.con.register(name + "_df", frame)
+        try:
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {name}_df")
+        finally:
+            self.con.unregister(name + "_df")
+
 
 def _columns(con, view) -> dict:
     out = {}

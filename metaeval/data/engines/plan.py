@@ -77,6 +77,8 @@ class Dialect:
         ``(expression, pattern)`` → a boolean expression: the pattern (RE2/Java syntax) matches.
     try_double : callable
         An SQL text expression → a DOUBLE, NULL where it is not a number.
+    intdiv : callable
+        ``(a, b)`` → the integer quotient of two non-negative BIGINT expressions.
     """
 
     name: str
@@ -85,6 +87,7 @@ class Dialect:
     strip: Callable[[str], str]
     matches: Callable[[str, str], str]
     try_double: Callable[[str], str]
+    intdiv: Callable[[str, str], str]
 
 
 def _duck_literal(s: str) -> str:
@@ -101,16 +104,19 @@ _WS_CODES = "(" + ", ".join(str(ord(c)) for c in _WHITESPACE) + ")"
 
 DUCKDB = Dialect(
     name="duckdb", text="VARCHAR", literal=_duck_literal,
-    strip=lambda e: (f"CASE WHEN ascii({e}) IN {_WS_CODES} OR ascii(right({e}, 1)) IN {_WS_CODES} "
+    strip=lambda e: (f"CASE WHEN ascii({e}) BETWEEN 33 AND 126 AND ascii(right({e}, 1)) BETWEEN 33 AND 126 THEN {e} "
+                     f"WHEN ascii({e}) IN {_WS_CODES} OR ascii(right({e}, 1)) IN {_WS_CODES} "
                      f"THEN trim({e}, {_duck_literal(_WHITESPACE)}) ELSE {e} END"),
     matches=lambda e, p: f"regexp_matches({e}, {_duck_literal(p)})",
-    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)")
+    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
+    intdiv=lambda a, b: f"({a} // {b})")
 
 SPARK = Dialect(
     name="spark", text="STRING", literal=_spark_literal,
     strip=lambda e: f"trim(BOTH {_spark_literal(_WHITESPACE)} FROM {e})",
     matches=lambda e, p: f"({e} RLIKE {_spark_literal(p)})",
-    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)")
+    try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
+    intdiv=lambda a, b: f"({a} DIV {b})")
 
 
 class Executor(Protocol):
@@ -128,7 +134,10 @@ class Executor(Protocol):
         """The (small) result of a query as a pandas DataFrame."""
 
     def drop(self, name: str) -> None:
-        """Drop a table made by :meth:`materialize`."""
+        """Drop a table made by :meth:`materialize` or :meth:`upload`."""
+
+    def upload(self, name: str, frame: pd.DataFrame) -> None:
+        """Hold a (small) pandas DataFrame as the temporary table ``name``."""
 
 
 def column_kind(sql_type: str) -> str:
@@ -622,27 +631,60 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
                              fix="pass out_of_scale='clip', 'drop' or 'missing' to choose a policy")
         if out_of_scale == "clip":
             notes[(side, "out-of-scale labels clipped")] = n_oos
-    # -- the fates decided row by row -----------------------------------------------------------
-    for fate, c in ex.rows(f"SELECT _fate, count(*) FROM {b} WHERE _fate IS NOT NULL GROUP BY _fate"):
-        counts[(side, fate)] = int(c)
+    # -- the fates decided row by row, and the distinct labels of the rows left ------------------
+    labels_left = []
+    for fate, v, c in ex.rows(f"SELECT _fate, CASE WHEN _fate IS NULL THEN _lab3 END AS _v, count(*) FROM {b} "
+                              f"GROUP BY _fate, _v"):
+        if fate is not None:
+            counts[(side, fate)] = counts.get((side, fate), 0) + int(c)
+        elif v is not None:
+            labels_left.append(float(v))
+    labels_left.sort()
 
     # -- duplicates: one row per key ------------------------------------------------------------
     klist = ", ".join(keys)
-    conf_agg = "min(_lab3) <> max(_lab3)"
     last = duplicates == "last"
-    lab_g = {"last": f"CASE WHEN {conf_agg} THEN max_by(_lab3, _rid) ELSE min_by(_lab3, _rid) END",
-             "mean": f"CASE WHEN {conf_agg} THEN avg(_lab3) ELSE min_by(_lab3, _rid) END"}.get(
-        duplicates, "min_by(_lab3, _rid)")
-    rid_g = f"CASE WHEN {conf_agg} THEN max(_rid) ELSE min(_rid) END" if last else "min(_rid)"
-    meta_g = "".join((f", CASE WHEN {conf_agg} THEN max_by({q('_m_' + c)}, _rid) ELSE min_by({q('_m_' + c)}, _rid) END"
-                      if last else f", min_by({q('_m_' + c)}, _rid)") + f" AS {q('_m_' + c)}" for c in by_meta)
+    max_rid = ex.rows(f"SELECT max(_rid) FROM {b}")[0][0] or 0
+    meta_agg = "".join((f", min_by({q('_m_' + c)}, _rid) AS {q('_mf_' + c)}"
+                        + (f", max_by({q('_m_' + c)}, _rid) AS {q('_ml_' + c)}" if last else "")) for c in by_meta)
+    if 0 < len(labels_left) <= 62 and int(max_rid) < 2 ** 56:
+        # the common case: few distinct labels. Each row's label gets a code 0..61, packed below its
+        # row number, so that min() gives the first row and its label at once, and a bit mask of the
+        # codes tells conflicting keys (two bits or more) from identical repeats: integer aggregates,
+        # much faster than min_by/min/max over doubles.
+        code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_left)) + " END"
+        bit = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** i} AS BIGINT)"
+                                        for i, v in enumerate(labels_left)) + " END"
+
+        def decode(e):
+            return "CASE " + " ".join(f"WHEN {e} = {i} THEN {_double(v)}" for i, v in enumerate(labels_left)) + " END"
+
+        inner = (f"SELECT {klist}, count(*) AS _n, min(_rid * 64 + _c) AS _pf, bit_or(_bit) AS _mask"
+                 + (", max(_rid * 64 + _c) AS _pl" if last else "")
+                 + meta_agg
+                 + f" FROM (SELECT *, {code} AS _c, {bit} AS _bit FROM {b} WHERE _fate IS NULL) t GROUP BY {klist}")
+        conf = "(_mask & (_mask - 1)) <> 0"
+        first_lab, first_rid = decode("(_pf % 64)"), p.d.intdiv("_pf", "64")
+        lab_g = f"CASE WHEN {conf} THEN {decode('(_pl % 64)')} ELSE {first_lab} END" if last else first_lab
+        rid_g = f"CASE WHEN {conf} THEN {p.d.intdiv('_pl', '64')} ELSE {first_rid} END" if last else first_rid
+    else:
+        inner = (f"SELECT {klist}, count(*) AS _n, min(_lab3) AS _lo, max(_lab3) AS _hi, min(_rid) AS _f, "
+                 f"min_by(_lab3, _rid) AS _lf"
+                 + (", max(_rid) AS _l, max_by(_lab3, _rid) AS _ll" if last else "")
+                 + meta_agg
+                 + f" FROM {b} WHERE _fate IS NULL GROUP BY {klist}")
+        conf = "_lo <> _hi"
+        first_rid = "_f"
+        lab_g = f"CASE WHEN {conf} THEN _ll ELSE _lf END" if last else "_lf"
+        rid_g = f"CASE WHEN {conf} THEN _l ELSE _f END" if last else "_f"
+    meta_g = "".join((f", CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END" if last
+                      else f", {q('_mf_' + c)}") + f" AS {q('_m_' + c)}" for c in by_meta)
     # one row per key, with its label and representative row under the policy (majority: below)
-    g = p.table(f"s{si}_g", f"SELECT {klist}, count(*) AS _n, min(_lab3) AS _lo, max(_lab3) AS _hi, "
-                            f"min(_rid) AS _first, {lab_g} AS _lab, {rid_g} AS _rid{meta_g} "
-                            f"FROM {b} WHERE _fate IS NULL GROUP BY {klist}")
+    g = p.table(f"s{si}_g", f"SELECT {klist}, _n, {conf} AS _conf, {first_rid} AS _first, {lab_g} AS _lab, "
+                            f"{rid_g} AS _rid{meta_g} FROM ({inner}) g0")
     ident, conf_rows, conf_keys = ex.rows(
-        f"SELECT sum(CASE WHEN _n > 1 AND _lo = _hi THEN _n - 1 ELSE 0 END), "
-        f"sum(CASE WHEN _lo <> _hi THEN _n - 1 ELSE 0 END), sum(CASE WHEN _lo <> _hi THEN 1 ELSE 0 END) FROM {g}")[0]
+        f"SELECT sum(CASE WHEN _n > 1 AND NOT _conf THEN _n - 1 ELSE 0 END), "
+        f"sum(CASE WHEN _conf THEN _n - 1 ELSE 0 END), sum(CASE WHEN _conf THEN 1 ELSE 0 END) FROM {g}")[0]
     ident, conf_rows, conf_keys = int(ident or 0), int(conf_rows or 0), int(conf_keys or 0)
     if ident:
         counts[(side, "duplicate_identical")] = ident
@@ -651,7 +693,7 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
         notes[(side, "keys with conflicting labels")] = conf_keys
         jk = " AND ".join(f"b.{k} = e.{k}" for k in keys)
         ex_rows = ex.rows(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3, b._line, b._source, e._first "
-                          f"FROM {b} b JOIN (SELECT {klist}, _first FROM {g} WHERE _lo <> _hi ORDER BY _first "
+                          f"FROM {b} b JOIN (SELECT {klist}, _first FROM {g} WHERE _conf ORDER BY _first "
                           f"LIMIT 50) e ON {jk} WHERE b._fate IS NULL ORDER BY e._first, b._rid")
         examples: list = []
         for r in ex_rows:
@@ -668,6 +710,21 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
             raise InputError(f"{conf_keys} key(s) judged more than once with different labels; first: "
                              f"{key0} with labels {labs0} on lines {lines0}", source=src0, line=lines0[0],
                              fix="pass duplicates='first', 'last', 'majority' or 'mean'")
+    if duplicates == "mean" and conf_keys:
+        # the mean of each conflicting key's labels, computed by pandas over the labels in row order
+        # (as the pandas path does), so that the last bit agrees: the engines' sums are not ordered
+        jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
+        conf_rows_df = ex.frame(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3 FROM {b} b JOIN {g} g "
+                                f"ON {jk} WHERE b._fate IS NULL AND g._conf ORDER BY b._rid")
+        means = conf_rows_df.groupby(keys, sort=False)["_lab3"].mean().reset_index()
+        mt = f"{p.tag}_s{si}_mean"
+        ex.upload(mt, means)
+        p.made.append(mt)
+        jm = " AND ".join(f"g.{k} = m.{k}" for k in keys)
+        meta_k = "".join(f", g.{q('_m_' + c)}" for c in by_meta)
+        return p.table(f"s{si}_k", f"SELECT {', '.join('g.' + k for k in keys)}, "
+                                   f"CASE WHEN g._conf THEN m._lab3 ELSE g._lab END AS _lab, g._rid{meta_k} "
+                                   f"FROM {g} g LEFT JOIN {mt} m ON {jm}")
     if not (duplicates == "majority" and conf_keys):
         return g
     jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
@@ -675,11 +732,11 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
         f"SELECT {klist}, _lab3 AS _mode FROM (SELECT {klist}, _lab3, row_number() OVER (PARTITION BY {klist} "
         f"ORDER BY _c DESC, _f) AS _rn FROM (SELECT {', '.join('b.' + k for k in keys)}, b._lab3, "
         f"count(*) AS _c, min(b._rid) AS _f FROM {b} b JOIN {g} g ON {jk} WHERE b._fate IS NULL "
-        f"AND g._lo <> g._hi GROUP BY {', '.join('b.' + k for k in keys)}, b._lab3) t) u WHERE _rn = 1"))
+        f"AND g._conf GROUP BY {', '.join('b.' + k for k in keys)}, b._lab3) t) u WHERE _rn = 1"))
     jm = " AND ".join(f"g.{k} = m.{k}" for k in keys)
     meta_k = "".join(f", g.{q('_m_' + c)}" for c in by_meta)
     return p.table(f"s{si}_k", f"SELECT {', '.join('g.' + k for k in keys)}, "
-                               f"CASE WHEN g._lo <> g._hi THEN m._mode ELSE g._lab END AS _lab, g._rid{meta_k} "
+                               f"CASE WHEN g._conf THEN m._mode ELSE g._lab END AS _lab, g._rid{meta_k} "
                                f"FROM {g} g LEFT JOIN {maj} m ON {jm}")
 
 
