@@ -98,6 +98,14 @@ def by_metadata_column_test():
     np.testing.assert_array_equal(t.to_tables(by="topic_type").table(cluster="topic_type"),
                                   p.table(cluster="topic_type"))
     assert t.to_tables(by=()).by == () and len(t.to_tables(by=())) == len(p)
+    # per topic type, topics resampled inside each group: the same frame as from the rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = me.agreement_by(t, "topic_type", statistics=["cohen_kappa", "gwet_ac1"], cluster="query_id",
+                            n_resamples=B, rng=4, min_n=0)
+        b = me.agreement_by(p, "topic_type", statistics=["cohen_kappa", "gwet_ac1"], cluster="query_id",
+                            n_resamples=B, rng=4, min_n=0)
+    pd.testing.assert_frame_equal(a, b)
 
 
 def single_key_pools_test():
@@ -267,6 +275,8 @@ def align_argument_errors_test(dl):
         me.align(d.qrels_human, d.qrels_judge, rows="yes")
     with pytest.raises(InputError, match="cannot name 'n'"):
         me.align(d.qrels_human, d.qrels_judge, by="n")
+    with pytest.raises(InputError, match="applies to engine='spark'"):
+        me.align(d.qrels_human, d.qrels_judge, engine="pandas", spark=object())
 
 
 def engine_results_become_paired_test(dl, monkeypatch):
@@ -292,6 +302,10 @@ def engine_results_become_paired_test(dl, monkeypatch):
     assert type(rows) is me.Paired and calls[-1][0] == "spark" and len(rows) == len(p)
     # pandas still runs in process
     assert type(me.align(d.qrels_human, d.qrels_judge, scale=S4, engine="pandas")) is me.Paired
+    # a SparkSession given with engine="auto" asks for Spark, and reaches the engine
+    session = object()
+    me.align(d.qrels_human, d.qrels_judge, scale=S4, spark=session)
+    assert calls[-1][0] == "spark" and calls[-1][1]["spark"] is session
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1209,7 +1209,8 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
         :class:`PairedTables` (counts per ``by`` group and label pair, not rows). Default: rows
         from the pandas engine, tables from DuckDB and Spark.
     spark : pyspark.sql.SparkSession, optional
-        The session of the Spark engine (default: a local one).
+        The session of the Spark engine (default: a local one); passing one with
+        ``engine="auto"`` chooses Spark.
 
     Returns
     -------
@@ -1262,6 +1263,12 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
         raise InputError(f"unknown engine {engine!r}", source="<align>", expected=f"one of {', '.join(_ENGINES)}")
     if rows is not None and not isinstance(rows, (bool, np.bool_)):
         raise InputError(f"rows must be True, False or None, got {rows!r}", source="<align>")
+    if spark is not None:
+        if engine == "auto":
+            engine = "spark"          # a session given is a request for Spark
+        elif engine != "spark":
+            raise InputError(f"spark= (a SparkSession) applies to engine='spark', not engine={engine!r}",
+                             source="<align>", fix="drop spark=, or pass engine='spark'")
     by = _default_by(on, by)
     labels = (label, label) if isinstance(label, str) else tuple(label)
 
