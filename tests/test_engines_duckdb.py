@@ -300,7 +300,7 @@ _lab = st.one_of(st.sampled_from([0, 1, 2, 3, 5, -1, 2.5]), st.just(np.nan))
 _row = st.tuples(_key, st.sampled_from(["a", "b", "c", "d#4"]), _lab, st.booleans())
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(ref=st.lists(_row, max_size=14), cand=st.lists(_row, max_size=14),
        dup=st.sampled_from(["first", "last", "majority", "mean"]),

@@ -59,8 +59,14 @@ class _Duck:
     def frame(self, sql):
         return self.con.execute(sql).df()
 
+    def view(self, name, select):
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {select}")
+
     def drop(self, name):
-        self.con.execute(f"DROP TABLE IF EXISTS {name}")
+        try:
+            self.con.execute(f"DROP TABLE IF EXISTS {name}")
+        except Exception:  # a view
+            self.con.execute(f"DROP VIEW IF EXISTS {name}")
 
     def upload(self, name, frame):
         self.con.register(name + "_df", frame)
@@ -149,7 +155,7 @@ class _Loader:
         self.con.register(view + "_t", table)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
                          f"FROM {view}_t")
-        return SideInput(view, name, _columns(self.con, view))
+        return SideInput(view, name, _columns(self.con, view), materialize=False)
 
     def relation(self, rel, name: str) -> SideInput:
         view = self._view()
@@ -226,7 +232,7 @@ class _Loader:
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
             raise
-        return SideInput(view, name, cols)
+        return SideInput(view, name, cols, materialize=False)
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)

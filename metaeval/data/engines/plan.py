@@ -190,6 +190,9 @@ class SideInput:
         The number of rows the fast reader must produce (e.g. the file's line count).
     fallback : callable, optional
         Returns the side read another way (see ``check``).
+    materialize : bool
+        Hold the side's prepared rows as a table (text inputs, parsed once) or as a view over the
+        input (columnar inputs, cheaper to scan twice than to copy).
     """
 
     view: str
@@ -198,6 +201,7 @@ class SideInput:
     check: str | None = None
     expect_rows: int | None = None
     fallback: Callable[[], SideInput] | None = None
+    materialize: bool = True
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
@@ -264,6 +268,15 @@ class _Plan:
     def table(self, suffix: str, select: str) -> str:
         name = f"{self.tag}_{suffix}"
         self.ex.materialize(name, select)
+        self.made.append(name)
+        return name
+
+    def view(self, suffix: str, select: str) -> str:
+        """A view when the engine makes them (else a table)."""
+        if not hasattr(self.ex, "view"):
+            return self.table(suffix, select)
+        name = f"{self.tag}_{suffix}"
+        self.ex.view(name, select)
         self.made.append(name)
         return name
 
@@ -576,12 +589,24 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     step5 = f"SELECT *, {oos} AS _oos FROM ({step4}) t4"
     step6 = (f"SELECT _rid, _line, _source, {', '.join(keys)}, _bad, _ref, _oos, _chk, _lab2, {lab3} AS _lab3, "
              f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols} FROM ({step5}) t5")
-    b = p.table(f"s{si}_b", step6)
-    n, nbad, n_ref, n_oos, n_chk = ex.rows(
-        f"SELECT count(*), sum(CASE WHEN _bad THEN 1 ELSE 0 END), sum(CASE WHEN _ref THEN 1 ELSE 0 END), "
-        f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END) FROM {b}")[0]
-    return b, {"n": int(n or 0), "bad": int(nbad or 0), "ref": int(n_ref or 0), "oos": int(n_oos or 0),
-               "check": int(n_chk or 0)}
+    # text inputs are parsed once into a table; columnar ones (Parquet, Arrow) are cheaper to scan twice
+    b = p.table(f"s{si}_b", step6) if s.materialize else p.view(f"s{si}_b", step6)
+    # one pass: the fates decided row by row, the distinct labels of the rows left, and the counts
+    stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": [], "max_rid": 0}
+    for fate, v, c, nbad, n_ref, n_oos, n_chk, mx in ex.rows(
+            f"SELECT _fate, CASE WHEN _fate IS NULL THEN _lab3 END AS _v, count(*), "
+            f"sum(CASE WHEN _bad THEN 1 ELSE 0 END), sum(CASE WHEN _ref THEN 1 ELSE 0 END), "
+            f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END), max(_rid) "
+            f"FROM {b} GROUP BY _fate, _v"):
+        for k, x in (("n", c), ("bad", nbad), ("ref", n_ref), ("oos", n_oos), ("check", n_chk)):
+            stats[k] += int(x or 0)
+        stats["max_rid"] = max(stats["max_rid"], int(mx or 0))
+        if fate is not None:
+            stats["fates"][fate] = stats["fates"].get(fate, 0) + int(c)
+        elif v is not None:
+            stats["labels"].append(float(v))
+    stats["labels"].sort()
+    return b, stats
 
 
 def _vouched(s: SideInput, stats) -> bool:
@@ -632,19 +657,14 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
         if out_of_scale == "clip":
             notes[(side, "out-of-scale labels clipped")] = n_oos
     # -- the fates decided row by row, and the distinct labels of the rows left ------------------
-    labels_left = []
-    for fate, v, c in ex.rows(f"SELECT _fate, CASE WHEN _fate IS NULL THEN _lab3 END AS _v, count(*) FROM {b} "
-                              f"GROUP BY _fate, _v"):
-        if fate is not None:
-            counts[(side, fate)] = counts.get((side, fate), 0) + int(c)
-        elif v is not None:
-            labels_left.append(float(v))
-    labels_left.sort()
+    for fate, c in stats["fates"].items():
+        counts[(side, fate)] = c
+    labels_left = stats["labels"]
 
     # -- duplicates: one row per key ------------------------------------------------------------
     klist = ", ".join(keys)
     last = duplicates == "last"
-    max_rid = ex.rows(f"SELECT max(_rid) FROM {b}")[0][0] or 0
+    max_rid = stats["max_rid"]
     meta_agg = "".join((f", min_by({q('_m_' + c)}, _rid) AS {q('_mf_' + c)}"
                         + (f", max_by({q('_m_' + c)}, _rid) AS {q('_ml_' + c)}" if last else "")) for c in by_meta)
     if 0 < len(labels_left) <= 62 and int(max_rid) < 2 ** 56:
