@@ -150,7 +150,8 @@ def main(argv=None):
     print(f"  max |metaeval − evalica (tolerance 1e-12)|          = {np.abs(est.to_numpy() - e_evt).max():.2e}")
     print(f"  max |metaeval − independent ML (scipy)|             = {np.abs(est.to_numpy() - ml).max():.2e}")
     print(f"  max |metaeval − true strengths (centred)|           = {np.abs(est.to_numpy() - (theta - theta.mean())).max():.3f}"
-          "  (sampling error)")
+          "  (not an error: the battles' ties follow a Davidson-like rule,\n"
+          "   which 'a tie is half a win' does not model, and rare models carry sampling error)")
     elo = metaeval.bradley_terry(df, cluster=None, ci_method=None, scale="elo").to_frame().set_index("model")["estimate"]
     print(f"  Elo scale: top model {elo.idxmax()} {elo.max():.1f}, bottom {elo.idxmin()} {elo.min():.1f}")
 

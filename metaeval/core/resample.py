@@ -329,14 +329,16 @@ def table_units(table, *, cluster_tables=None, strata_tables=None) -> Units:
 def _draw(units: Units, rng: np.random.Generator, b: int) -> np.ndarray:
     """b replicate sufficient statistics, shape (b, D).
 
-    From :data:`_UNIFORM_MIN_UNITS` unit types that are single units each (m = 1: clusters), the
-    counts of a replicate are the tallies of U uniform draws (the same Multinomial(U, 1/U)
-    distribution as ``rng.multinomial``, in O(U) integer draws instead of U binomial ones)."""
+    From :data:`_UNIFORM_MIN_UNITS` unit types with few units each (N ≤ 4U: clusters, merged
+    clusters), the counts of a replicate are the tallies of N uniform draws among the N units
+    (the same Multinomial(N, m/N) distribution as ``rng.multinomial``, in O(N) integer draws
+    instead of U binomial ones)."""
     if units.strata is None:
         n = units.n_units
         U = units.X.shape[0]
-        if U >= _UNIFORM_MIN_UNITS and n == U:
-            idx = rng.integers(0, U, size=(b, U)) + (np.arange(b) * U)[:, None]
+        if U >= _UNIFORM_MIN_UNITS and n <= 4 * U:
+            owner = np.repeat(np.arange(U), units.m)              # the unit type of each of the N units
+            idx = owner[rng.integers(0, n, size=(b, n))] + (np.arange(b) * U)[:, None]
             counts = np.bincount(idx.ravel(), minlength=b * U).reshape(b, U)
         else:
             counts = rng.multinomial(n, units.m / n, size=b)

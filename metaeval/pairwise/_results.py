@@ -9,8 +9,10 @@ Win rates, head-to-head rates, agreement and position bias use the engine's defa
 :func:`~metaeval.length_controlled_win_rate` — default to :data:`MODEL_N_RESAMPLES` = 1000
 percentile replicates, for a documented reason: each replicate is a Newton fit (a weighted GLM
 for the length control), and BCa's jackknife adds one more fit per resampling unit (400 items of
-``battles_like``, 805 instructions of AlpacaEval); the percentile interval of refitted strengths is
-also what Chatbot Arena reports. Every function takes ``ci_method=None`` for the point estimate
+``battles_like``, 805 instructions of AlpacaEval; above
+:data:`~metaeval.core.resample.JACKKNIFE_MAX_UNITS` unit types, one per group of the engine's
+delete-a-group jackknife); the percentile interval of refitted strengths is also what Chatbot
+Arena reports. Every function takes ``ci_method=None`` for the point estimate
 alone (nothing drawn, no seed).
 """
 

@@ -19,6 +19,14 @@ mean 0. ``ridge`` is choix's ``2·alpha`` (choix penalizes ``alpha · Σ θ²``)
 
 Sufficient statistics are per-unit ordered-pair counts of first wins, second wins and ties; each
 bootstrap replicate refits by Newton's method with a line search, batched over replicates.
+
+At Chatbot-Arena size the battles are first aggregated to (model_a, model_b, outcome[, cluster])
+cells (:func:`metaeval.pairwise._prepare.aggregate`): the fit only ever sees the 3·M² counts, and
+an iid bootstrap over battles is a multinomial over the distinct cells. From
+:data:`REFIT_MIN_MODELS` models on, replicates start from the point fit and iterate with its
+Hessian (:func:`bt_refit`: one matrix product per iteration for all replicates instead of one
+factorization each); they converge to the same maximum-likelihood fits (checked against Newton from
+zero in tests/test_arena_scale.py). benchmarks/bench_arena.py: 10M battles × 200 models.
 """
 
 from __future__ import annotations
@@ -440,7 +448,9 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
     ``alpha=0.5`` (first strength −0.51974) and ``testcase-pairwise-2`` (ML 0.41962, −0.41962, 0) —
     and values it generates on ``battles_like`` (``tests/reference/choix_values.json``); a
     statsmodels binomial GLM on ±1 model indicators; scipy.optimize on the Davidson likelihood
-    (``tests/test_pairwise_bradley_terry.py``, ``tests/test_pairwise.py``).
+    (``tests/test_pairwise_bradley_terry.py``, ``tests/test_pairwise.py``); evalica 0.4.2's
+    ``bradley_terry`` (ties as half a win; ``tests/test_arena_scale.py``, and on 10M battles ×
+    200 models in ``benchmarks/bench_arena.py``).
 
     Examples
     --------
