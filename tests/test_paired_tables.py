@@ -406,3 +406,21 @@ def duckdb_tables_equal_pandas_tables_test(case):
         _same_estimate(me.cohen_kappa(t1, cluster="query_id", n_resamples=B, rng=2),
                        me.cohen_kappa(t0, cluster="query_id", n_resamples=B, rng=2))
         assert type(me.align(ref, cand, engine="duckdb", rows=True, **kw)) is me.Paired
+
+
+@pytest.mark.parametrize("dtype", ["object", "str"])
+def row_cluster_codes_keep_np_unique_order_test(dtype):
+    """Paired.table(cluster=<text column>) factorizes instead of sorting every pair's string: same tables."""
+    from metaeval.core.tables import contingency
+
+    rng = np.random.default_rng(0)
+    vals = np.array(["b", "a", "B", "é", "10", "9", "a b", "Z"], dtype=object)
+    n = 400
+    ref = pd.DataFrame({"item": np.arange(n).astype(str), "relevance": rng.integers(0, 3, n),
+                        "grp": pd.Series(vals[rng.integers(0, len(vals), n)]).astype(dtype)})
+    cand = ref[["item"]].assign(relevance=rng.integers(0, 3, n))
+    p = me.align(ref, cand, on="item")
+    expect = contingency(p.reference, p.candidate, p.scale, cluster=p.data["grp"].to_numpy(dtype=object))
+    np.testing.assert_array_equal(p.table(cluster="grp"), expect)
+    _same_estimate(me.cohen_kappa(p, cluster="grp", n_resamples=B, rng=3),
+                   me.cohen_kappa(table=expect, scale=p.scale, n_resamples=B, rng=3))

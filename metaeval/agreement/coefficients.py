@@ -135,8 +135,8 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
         paired = x
         scale = scale or paired.scale
         r, c = paired.reference, paired.candidate
-        cl = paired._column(cluster) if cluster is not None else None
-        st = paired._column(strata) if strata is not None else None
+        cl = paired._cluster_ids(cluster) if cluster is not None else None
+        st = paired._cluster_ids(strata) if strata is not None else None
     else:
         if x is None or y is None:
             raise ValueError("pass two label arrays (x, y), a Paired, or table=")
