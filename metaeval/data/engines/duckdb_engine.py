@@ -155,7 +155,7 @@ class _Loader:
         self.con.register(view + "_t", table)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
                          f"FROM {view}_t")
-        return SideInput(view, name, _columns(self.con, view), materialize=False)
+        return SideInput(view, name, _columns(self.con, view))
 
     def relation(self, rel, name: str) -> SideInput:
         view = self._view()
@@ -232,7 +232,7 @@ class _Loader:
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
             raise
-        return SideInput(view, name, cols, materialize=False)
+        return SideInput(view, name, cols)
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)
