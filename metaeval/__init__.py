@@ -16,7 +16,7 @@ _LAZY = {
     "write_table": "data.io",
     # scales and alignment
     "Scale": "core.scale",
-    "align": "data.alignment", "Paired": "data.alignment", "AlignmentReport": "data.alignment",
+    "align": "data.alignment", "Paired": "data.alignment", "PairedTables": "data.alignment", "AlignmentReport": "data.alignment",
     # resampling and results
     "bootstrap": "core.resample", "Units": "core.resample", "Estimate": "core.results", "ConfidenceInterval": "core.results",
     "ResultSet": "core.results", "contingency": "core.tables",

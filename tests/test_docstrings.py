@@ -30,7 +30,7 @@ import metaeval  # noqa: E402
 ROOT = Path(metaeval.__file__).resolve().parent
 
 #: Classes whose instances users get back and call methods on: their public methods are checked too.
-RESULT_CLASSES = ("Estimate", "ConfidenceInterval", "ResultSet", "Paired", "AlignmentReport", "SystemScores",
+RESULT_CLASSES = ("Estimate", "ConfidenceInterval", "ResultSet", "Paired", "PairedTables", "AlignmentReport", "SystemScores",
                   "SquareTestResult", "Report")
 #: Result classes that public functions return but that are not themselves ``metaeval.X``.
 EXTRA_RESULT_CLASSES = ("metaeval.systems.evaluation:ScoreReport", "metaeval.systems.ranking:RankCorrelation",
