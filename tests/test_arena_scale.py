@@ -171,20 +171,21 @@ def grouped_jackknife_with_multiplicities_test(monkeypatch):
 
 @pytest.mark.slow
 def grouped_jackknife_coverage_test(monkeypatch):
-    """Coverage of 95% intervals for the mean of lognormal(0, 1.5) data, N = 2,000 clusters:
-    BCa with the leave-one-out jackknife vs the delete-a-group jackknife (G = 200), and percentile.
-    Measured once (R = 400, B = 1,000, seeded; Monte-Carlo SE about 0.015): see
+    """Coverage of 95% intervals for the mean of lognormal(0, 1.5) data, N = 1,000 clusters:
+    BCa with the leave-one-out jackknife vs the delete-a-group jackknife (G = 200 groups of 5), and
+    the percentile interval, on the same replicates. Measured once (R = 200, B = 500, seeded;
+    Monte-Carlo SE about 0.02 each, far less for the difference): see
     :func:`metaeval.core.resample.bootstrap` Notes for the numbers."""
     true = np.exp(1.5**2 / 2)
-    R, N = 400, 2000
+    R, N = 200, 1000
     hit = {"full": 0, "grouped": 0, "percentile": 0}
     da = []
     for r in range(R):
         u = _lognormal_units(N, 1000 + r)
         monkeypatch.setattr(resample, "JACKKNIFE_MAX_UNITS", 10**9)
-        full = bootstrap(_mean, u, n_resamples=1000, rng=r, cluster_correction=False)
-        monkeypatch.setattr(resample, "JACKKNIFE_MAX_UNITS", 1000)
-        grp = bootstrap(_mean, u, n_resamples=1000, rng=r, cluster_correction=False)
+        full = bootstrap(_mean, u, n_resamples=500, rng=r, cluster_correction=False)
+        monkeypatch.setattr(resample, "JACKKNIFE_MAX_UNITS", 500)
+        grp = bootstrap(_mean, u, n_resamples=500, rng=r, cluster_correction=False)
         pct = resample.ci_from_replicates(full.theta_hat, full.replicates, method="percentile")
         hit["full"] += full.low[0] <= true <= full.high[0]
         hit["grouped"] += grp.low[0] <= true <= grp.high[0]
@@ -194,7 +195,7 @@ def grouped_jackknife_coverage_test(monkeypatch):
     print(cov, np.mean(da))
     assert abs(cov["grouped"] - cov["full"]) <= 0.02
     assert cov["grouped"] >= cov["percentile"] - 0.01
-    assert np.mean(da) < 0.005
+    assert np.mean(da) < 0.01
 
 
 # ------------------------------------------------------------------------------------------------
