@@ -540,3 +540,41 @@ def _free_gb(path):
     import shutil
 
     return shutil.disk_usage(path).free / 1e9
+
+
+# ----------------------------------------------------------------------------------------- job cache
+def code_state() -> str:
+    """What a cached measurement is valid for: the last commit that touched the code the jobs run
+    (metaeval/core, data, agreement), plus a digest of uncommitted changes there."""
+    import hashlib
+
+    repo, code = HERE.parent, ["metaeval/core", "metaeval/data", "metaeval/agreement", "metaeval/__init__.py"]
+    head = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%H", "--", *code], capture_output=True,
+                          text=True, check=False).stdout.strip()
+    diff = subprocess.run(["git", "-C", str(repo), "diff", "HEAD", "--", *code], capture_output=True,
+                          check=False).stdout
+    return f"{head[:12]}+{hashlib.sha1(diff).hexdigest()[:8]}" if diff else head[:12]
+
+
+def run_job_cached(cache_dir, name, module, function, kwargs=None, *, reuse=False, **kw) -> JobResult:
+    """run_job, storing the result under cache_dir; with reuse=True an equal job on the same code is not rerun.
+
+    Equal: same module, function, kwargs and :func:`code_state`. Lets bench_scaling take the 100M
+    measurement of bench_align (the same job) instead of running it a second time. A reused result
+    says so (``JobResult.name`` ends in "(reused)").
+    """
+    import hashlib
+    from dataclasses import asdict
+
+    state = code_state()
+    key = hashlib.sha1(json.dumps([module, function, kwargs or {}, state], sort_keys=True).encode()).hexdigest()[:16]
+    path = Path(cache_dir) / f"job_{key}.json"
+    if reuse and path.exists():
+        d = json.loads(path.read_text())
+        d["name"] = d["name"] + " (reused)"
+        return JobResult(**d)
+    res = run_job(name, module, function, kwargs, **kw)
+    if res.ok:
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(res), default=_jsonable))
+    return res

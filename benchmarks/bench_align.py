@@ -116,9 +116,12 @@ def run(case_name, label, engine, paths, args, src=None, **extra):
     env = None
     if src is not None:               # an older metaeval source tree first on the path
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    job = m.run_job(f"{case_name} {label}", "bench_align", "job_align_kappa",
-                    {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine, "n_resamples": args.resamples,
-                     **extra}, preload=PRELOAD, timeout=args.timeout, env=env)
+    job = m.run_job_cached(args.workdir / "jobs", f"{case_name} {label}", "bench_align", "job_align_kappa",
+                           {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine,
+                            "n_resamples": args.resamples, **extra},
+                           reuse=args.reuse and src is None, preload=PRELOAD, timeout=args.timeout, env=env)
+    if job.name.endswith("(reused)"):
+        print(f"  {label}: measurement reused from an earlier run on the same code ({job.name})")
     if not job.ok:
         print(f"  {label}: FAILED (exit {job.returncode})\n    " + job.stderr.strip().replace("\n", "\n    "))
     elif "unavailable" in job.result:
@@ -276,6 +279,9 @@ def main(argv=None) -> int:
                          "/tmp/metaeval_pre11`, then --old-src /tmp/metaeval_pre11): adds its pandas path to case 2m")
     ap.add_argument("--pandas-tables", action="store_true",
                     help="case 2m: also the pandas engine with by=('query_id',), rows=False (information)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take a job's measurement from an earlier run of the same job on the same code (see "
+                         "_measure.run_job_cached) instead of running it again")
     ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,

@@ -67,6 +67,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=m.DEFAULT_WORKDIR)
     ap.add_argument("--resamples", type=int, default=N_RESAMPLES)
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
+    ap.add_argument("--reuse", action="store_true",
+                    help="take measurements of the same job on the same code from earlier runs (e.g. the 100M case "
+                         "of bench_align.py) instead of running them again")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
                     help="also write the output to this file (default benchmarks/results/bench_scaling.txt)")
     ap.add_argument("--note", default=None, help="a line for the header (e.g. who else used the machine)")
@@ -94,9 +97,12 @@ def main(argv=None) -> int:
                     continue
                 paths, _ = data[n]
                 print(f"running {engine} at {n:,} ...", flush=True)
-                job = m.run_job(f"{engine} {n}", "bench_align", "job_align_kappa",
-                                {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine,
-                                 "n_resamples": args.resamples}, preload=PRELOAD, timeout=args.timeout)
+                job = m.run_job_cached(args.workdir / "jobs", f"{engine} {n}", "bench_align", "job_align_kappa",
+                                       {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine,
+                                        "n_resamples": args.resamples}, reuse=args.reuse, preload=PRELOAD,
+                                       timeout=args.timeout)
+                if job.name.endswith("(reused)"):
+                    print("  measurement reused from an earlier run of the same job on the same code")
                 if not job.ok:
                     print(f"  {engine} at {n:,}: FAILED\n    " + job.stderr.strip().replace("\n", "\n    "))
                 elif "unavailable" in job.result:
