@@ -119,7 +119,21 @@ def prepare(battles, *, item="item_id", model_a="model_a", model_b="model_b", ou
 
 def _factor(values):
     """Codes (in order of first appearance) and the distinct values as strings; values that print
-    the same (1 and "1") are one value, a missing value is the string "nan" (as ``astype(str)``)."""
+    the same (1 and "1") are one value, a missing value is the string "nan" (as ``astype(str)``).
+
+    An integer column keeps its integers as the distinct values (each prints differently); a
+    categorical column is coded from its categories without looking at the rows twice."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy().astype(np.int64)
+        cats = np.asarray(pd.Index(values.cat.categories, dtype=object).astype(str), dtype=object)
+        if (codes < 0).any():
+            cats = np.append(cats, "nan")
+            codes = np.where(codes < 0, len(cats) - 1, codes)
+        c2, u2 = pd.factorize(cats)
+        return c2[codes].astype(np.int64), np.asarray(u2, dtype=object)
+    if values.dtype.kind in "iu":
+        codes, uniq = pd.factorize(values)
+        return codes.astype(np.int64), np.asarray(uniq)
     codes, uniq = pd.factorize(values, use_na_sentinel=False)
     ustr = np.asarray(pd.Index(uniq, dtype=object).astype(str), dtype=object)
     c2, u2 = pd.factorize(ustr)
@@ -178,7 +192,10 @@ def prepare_codes(battles, *, item="item_id", model_a="model_a", model_b="model_
         code = np.asarray(code_u, dtype=np.int64)[oc]
         ok = code >= 0
     cols["code"] = np.asarray(code, dtype=np.int64)
-    out = pd.DataFrame({k: (v[ok] if len(v) == len(ok) else v) for k, v in cols.items()})
+    if ok.all():
+        out = pd.DataFrame(cols)
+    else:
+        out = pd.DataFrame({k: v[ok] for k, v in cols.items()})
     return out, int((~ok).sum()), names, items
 
 
@@ -190,10 +207,13 @@ def joint_codes(frames):
     frame by frame).
     """
     names = np.unique(np.concatenate([f[1].astype(str) for f in frames]))
-    items = pd.unique(np.concatenate([f[2] for f in frames]).astype(object))
+    its = [f[2] for f in frames]
+    if not all(np.asarray(it).dtype.kind in "iu" for it in its):    # match by the printed form
+        its = [np.asarray(pd.Index(np.asarray(it, dtype=object)).astype(str), dtype=object) for it in its]
+    items = pd.unique(np.concatenate(its))
     imap = pd.Index(items)
     out = []
-    for df, nm, it in frames:
+    for (df, nm, _), it in zip(frames, its):
         df = df.copy()
         pos = np.searchsorted(names, nm.astype(str))
         df["a"], df["b"] = pos[df["a"].to_numpy()], pos[df["b"].to_numpy()]

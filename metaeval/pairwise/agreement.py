@@ -173,8 +173,10 @@ def _align(ref_df, cand_df, duplicates, names=None, items=None):
         for c in df.columns:
             if c not in ("item", "a", "b", "code", "pref"):
                 f[f"{c}__{name}"] = df[c].to_numpy()
+        if names is not None:                        # one integer per battle key: faster than three columns
+            f["k"] = pair_key(f["item"], lo, hi, len(names))
         frames.append(f)
-    key = ["item", "lo", "hi"]
+    key = ["item", "lo", "hi"] if names is None else ["k"]
     info = {}
     for f, name in zip(frames, ("candidate", "reference")):
         dup = f.duplicated(key, keep=False)
@@ -191,7 +193,8 @@ def _align(ref_df, cand_df, duplicates, names=None, items=None):
                                  "or use majority_verdict for several human annotators")
     cnt_c = frames[0].groupby(key).size().rename("n_cand")
     cnt_r = frames[1].groupby(key).size().rename("n_ref")
-    m = frames[0].merge(frames[1], on=key, how="inner")
+    right = frames[1] if names is None else frames[1].drop(columns=["item", "lo", "hi"])
+    m = frames[0].merge(right, on=key, how="inner")
     m = m.join(cnt_c, on=key).join(cnt_r, on=key)
     m["w"] = 1.0 / (m["n_cand"] * m["n_ref"])
     m["code_ref"], m["code_cand"] = relative(m["raw_ref"].to_numpy(), m["flip_ref"].to_numpy(),
