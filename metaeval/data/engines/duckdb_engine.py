@@ -316,8 +316,10 @@ class _Loader:
         if not gz and tab != space and first[:1] not in (b" ", b"\t"):
             # the common clean file: one delimiter; DuckDB splits it (and skips empty lines, so the line
             # count must equal the row count for the line numbers to hold)
-            n_lines = _count_lines(name, size, b" " if tab else b"\t")
-            if n_lines is not None:
+            scan = _count_lines(name, size, b" " if tab else b"\t")
+            if scan is not None:
+                n_lines, clean = scan
+                kind = "clean" if clean else "str"  # ids without white space to trim
                 delim = "\t" if tab else " "
                 try:
                     self.con.execute(
@@ -329,7 +331,7 @@ class _Loader:
                         f"columns = {{'q': 'VARCHAR', 'i': 'VARCHAR', 'd': 'VARCHAR', 'r': 'VARCHAR'}}, "
                         f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
                         f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
-                    return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
+                    return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
                                      check="_bad_line", expect_rows=n_lines, fallback=fallback)
                 except Exception:
                     pass
@@ -376,9 +378,10 @@ class _Loader:
                          expected="a DataFrame (pandas or polars), an Arrow table, a DuckDB relation, or a path")
 
 
-def _count_lines(name: str, size: int, other: bytes) -> int | None:
-    """The number of lines of a plain file (a last line without a newline counts), or None when the
-    file holds the other delimiter or a NUL byte (then the pandas reader splits it differently)."""
+def _count_lines(name: str, size: int, other: bytes) -> tuple[int, bool] | None:
+    """The number of lines of a plain file (a last line without a newline counts) and whether its ids
+    need no trimming (ASCII without the control characters Python's ``str.strip`` removes); None when
+    the file holds the other delimiter or a NUL byte (then the pandas reader splits it differently)."""
     try:
         with open(name, "rb") as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -387,17 +390,22 @@ def _count_lines(name: str, size: int, other: bytes) -> int | None:
     try:
         if mm.find(other) >= 0 or mm.find(b"\x00") >= 0:
             return None
+        clean = all(mm.find(bytes([c])) < 0 for c in (11, 12, 28, 29, 30, 31))
         view = np.frombuffer(mm, dtype=np.uint8)
-        n = int(np.count_nonzero(view == 10))
+        n, top = 0, 0
+        for start in range(0, size, 1 << 24):  # in chunks: the comparisons' temporaries stay small
+            chunk = view[start:start + (1 << 24)]
+            n += int(np.count_nonzero(chunk == 10))
+            top = max(top, int(chunk.max()))
         if size and view[size - 1] != 10:
             n += 1
-        del view
+        del view, chunk
     finally:
         try:
             mm.close()
         except BufferError:  # pragma: no cover - an exported buffer still alive
             pass
-    return n
+    return n, clean and top < 128
 
 
 def _qi(name: str) -> str:

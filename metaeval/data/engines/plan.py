@@ -143,6 +143,8 @@ class Executor(Protocol):
 def column_kind(sql_type: str) -> str:
     """The kind of an SQL column type the plan cares about: int, float, bool, str or other.
 
+    (A reader may also declare ``"clean"``: text with no white space to trim.)
+
     Parameters
     ----------
     sql_type : str
@@ -297,6 +299,8 @@ class _Plan:
             return f"CASE WHEN {c} IS NULL OR isnan({c}) THEN NULL ELSE {inner} END"
         if kind == "bool":
             return f"CASE WHEN {c} THEN 'True' WHEN NOT {c} THEN 'False' END"
+        if kind == "clean":  # text a reader vouched for: nothing to trim
+            return c
         if kind == "str":
             return self.d.strip(c)
         return self.d.strip(f"CAST({c} AS {t})")
@@ -309,7 +313,7 @@ class _Plan:
             return f"CASE WHEN isnan({x}) THEN NULL ELSE {x} END", "FALSE"
         if kind == "bool":
             return f"CASE WHEN {c} THEN CAST(1 AS DOUBLE) WHEN NOT {c} THEN CAST(0 AS DOUBLE) END", "FALSE"
-        s = c if kind == "str" else f"CAST({c} AS {self.d.text})"
+        s = c if kind in ("str", "clean") else f"CAST({c} AS {self.d.text})"
         st = self.d.strip(s)
         missing = f"({s} IS NULL OR lower({st}) IN ({', '.join(self.d.literal(v) for v in LABEL_MISSING)}))"
         num = f"CASE WHEN {missing} THEN NULL WHEN {self.d.matches(st, _NUMBER)} THEN {self.d.try_double(st)} END"
@@ -322,7 +326,7 @@ class _Plan:
             return f"({c} IS NOT NULL AND NOT isnan({x}) AND {x} <> 0)"
         if kind == "bool":
             return f"coalesce({c}, FALSE)"
-        s = c if kind == "str" else f"CAST({c} AS {self.d.text})"
+        s = c if kind in ("str", "clean") else f"CAST({c} AS {self.d.text})"
         return f"coalesce(lower({self.d.strip(s)}) IN ({', '.join(self.d.literal(v) for v in TRUTHY)}), FALSE)"
 
 
