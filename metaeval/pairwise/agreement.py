@@ -178,8 +178,10 @@ def _align(ref_df, cand_df, duplicates, names=None, items=None):
         frames.append(f)
     key = ["item", "lo", "hi"] if names is None else ["k"]
     info = {}
+    any_dup = False
     for f, name in zip(frames, ("candidate", "reference")):
         dup = f.duplicated(key, keep=False)
+        any_dup = any_dup or bool(dup.any())
         info[f"n_{name}_rows"] = len(f)
         if dup.any() and duplicates == "error":
             ex = f[dup].iloc[0]
@@ -191,6 +193,23 @@ def _align(ref_df, cand_df, duplicates, names=None, items=None):
                              fix="keep one row per battle (e.g. battles[battles.swapped == 0]), pass "
                                  "duplicates='all' to compare every pair of rows (each battle weighs 1), "
                                  "or use majority_verdict for several human annotators")
+    if names is not None and not any_dup:
+        # one row per battle on both sides: an inner join of two unique integer keys (left order kept)
+        kc, kr = frames[0]["k"].to_numpy(), frames[1]["k"].to_numpy()
+        _, ic, ir = np.intersect1d(kc, kr, assume_unique=True, return_indices=True)
+        order = np.argsort(ic, kind="stable")
+        ic, ir = ic[order], ir[order]
+        m = frames[0].iloc[ic].reset_index(drop=True)
+        right = frames[1].drop(columns=["item", "lo", "hi", "k"]).iloc[ir].reset_index(drop=True)
+        m = pd.concat([m, right], axis=1)
+        m["n_cand"] = 1
+        m["n_ref"] = 1
+        m["w"] = 1.0
+        m["code_ref"], m["code_cand"] = relative(m["raw_ref"].to_numpy(), m["flip_ref"].to_numpy(),
+                                                 m["raw_cand"].to_numpy(), m["flip_cand"].to_numpy())
+        info.update({"n_battles": len(ic), "n_candidate_only": len(kc) - len(ic),
+                     "n_reference_only": len(kr) - len(ic)})
+        return m, info
     cnt_c = frames[0].groupby(key).size().rename("n_cand")
     cnt_r = frames[1].groupby(key).size().rename("n_ref")
     right = frames[1] if names is None else frames[1].drop(columns=["item", "lo", "hi"])
