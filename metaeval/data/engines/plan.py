@@ -406,7 +406,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                 by_side[c] = si
                 break
     by_meta = ([c for c in by if by_side.get(c) == 0], [c for c in by if by_side.get(c) == 1])
-    counts, notes, oos_rows, conflict_rows, n_input, sources, kept = {}, {}, [], [], {}, {}, []
+    counts, notes, oos_rows, conflict_rows, n_input, sources = {}, {}, [], [], {}, {}
     keys = [f"_k{i}" for i in range(len(on))]
     # sides read by a fast reader are checked first (the pandas path reads both files before anything
     # else): a row the reader cannot vouch for sends the file to the pandas reader, which raises its error
@@ -442,30 +442,35 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                          source=f"{sides[0].name} / {sides[1].name}",
                          expected=f"key columns {', '.join(on)} or columns of either side",
                          fix="pass by= with existing columns (by=() for one pooled table)")
-    for si, (s, side, lab) in enumerate(zip(sides, names, labels)):
-        sources[side] = s.name
-        kept.append(_side(p, s, si, side, on, keys, lab, scale, out_of_scale, duplicates, refusal_flag,
-                          refusal_value, refusals, by_meta[si], counts, notes, oos_rows,
-                          conflict_rows, n_input, built[si]))
+    for si, (s, lab) in enumerate(zip(sides, labels)):
+        sources[names[si]] = s.name
+        if si == 0:
+            _check_columns(s, on, lab)
+        if built[si] is None and _columns_ok(s, on, lab):
+            built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
+                               refusals, by_meta[si])
+    # the reference side's checks (errors in the pandas path's order: labels, out of scale, conflicts),
+    # then the candidate's; the duplicates of both sides are resolved by one group-by over both (over
+    # the reference alone when the candidate lacks a column: its error comes after the reference's)
+    _side(p, sides[0], 0, names[0], lab_=labels[0], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
+          counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[0])
+    g = _group(p, built, keys, by_meta, duplicates)
+    adjust = [_dups(p, g, built[0][0], 0, names[0], keys, duplicates, counts, notes, conflict_rows)]
+    _check_columns(sides[1], on, labels[1])
+    _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
+          counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
+    adjust.append(_dups(p, g, built[1][0], 1, names[1], keys, duplicates, counts, notes, conflict_rows))
+    k = _final(p, g, adjust, keys, by_meta)
 
-    # -- the outer join, counted per group and label pair in one pass ---------------------------
-    rk, ck = kept
-    join_on = " AND ".join(f"r.{k} = c.{k}" for k in keys)
+    # -- the outer join is the group-by's: counted per group and label pair in one pass --------------
     fill = None if isinstance(unjudged, str) else _double(unjudged)
-    group_exprs = []
-    for c in by:
-        if c in on:
-            k = keys[on.index(c)]
-            group_exprs.append(f"coalesce(r.{k}, c.{k})")
-        else:
-            group_exprs.append(f"{'rc'[by_side[c]]}.{q('_m_' + c)}")
-    cat = "CASE WHEN r._rid IS NULL THEN 'right' WHEN c._rid IS NULL THEN 'left' ELSE 'both' END"
-    sel = ", ".join([f"{g} AS _g{i}" for i, g in enumerate(group_exprs)]
-                    + ["r._lab AS reference", "c._lab AS candidate", f"{cat} AS _m"])
+    group_exprs = [keys[on.index(c)] if c in on else q("_m_" + c) for c in by]
+    cat = "CASE WHEN _n0 = 0 THEN 'right' WHEN _n1 = 0 THEN 'left' ELSE 'both' END"
+    sel = ", ".join([f"{g_} AS _g{i}" for i, g_ in enumerate(group_exprs)]
+                    + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
     gcols = [f"_g{i}" for i in range(len(by))]
     grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
-    agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {rk} r FULL OUTER JOIN {ck} c "
-                   f"ON {join_on}) t GROUP BY {grouped}")
+    agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {k}) t GROUP BY {grouped}")
     agg["n"] = agg["n"].astype(np.int64)
     m = agg["_m"].to_numpy()
     n_both = int(agg.loc[m == "both", "n"].sum())
@@ -520,7 +525,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         n_pairs=n_both)
     row_frame = unj_rows = None
     if rows:
-        row_frame, unj_rows = _rows(p, sides, rk, ck, join_on, on, keys, labels, names, fill, unjudged)
+        row_frame, unj_rows = _rows(p, sides, k, on, keys, labels, names, fill, unjudged)
     return AlignmentCounts(report=report, on=on, by=by, cells=cells, scale=scale, names=names,
                            rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
 
@@ -621,18 +626,17 @@ def _vouched(s: SideInput, stats) -> bool:
     return stats["check"] == 0 and stats["n"] > 0 and (s.expect_rows is None or stats["n"] == s.expect_rows)
 
 
-def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, duplicates, refusal_flag,
-          refusal_value, refusals, by_meta, counts, notes, oos_rows, conflict_rows, n_input, built=None):
+def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusals, counts, notes, oos_rows,
+          n_input, built):
+    """A side's counts and notes before the duplicates, and its errors (labels, out of scale)."""
     ex, q = p.ex, p.q
-    _check_columns(s, on, lab)
-    if built is None:
-        built = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals, by_meta)
+    lab = lab_
     b, stats = built
     n, nbad, n_ref, n_oos = stats["n"], stats["bad"], stats["ref"], stats["oos"]
     n_input[side] = n
     if n == 0:
         warnings.warn(f"{s.name}: the {side} side has no rows, so there are no pairs (check that the "
-                      f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=4)
+                      f"{side} data was read or filtered correctly)", MetaevalWarning, stacklevel=5)
 
     # -- a label that is not a number -----------------------------------------------------------
     if nbad:
@@ -661,111 +665,154 @@ def _side(p: _Plan, s: SideInput, si, side, on, keys, lab, scale, out_of_scale, 
                              fix="pass out_of_scale='clip', 'drop' or 'missing' to choose a policy")
         if out_of_scale == "clip":
             notes[(side, "out-of-scale labels clipped")] = n_oos
-    # -- the fates decided row by row, and the distinct labels of the rows left ------------------
+    # -- the fates decided row by row --------------------------------------------------------------
     for fate, c in stats["fates"].items():
         counts[(side, fate)] = c
-    labels_left = stats["labels"]
 
-    # -- duplicates: one row per key ------------------------------------------------------------
+
+def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
+    """One row per key present (alive) on either side, with each side's count, first row and label under
+    the policy, and whether its labels conflict: both sides' duplicates and their outer join in one
+    group-by (suffix 0: reference, 1: candidate)."""
+    q = p.q
     klist = ", ".join(keys)
     last = duplicates == "last"
-    max_rid = stats["max_rid"]
-    meta_agg = "".join((f", min_by({q('_m_' + c)}, _rid) AS {q('_mf_' + c)}"
-                        + (f", max_by({q('_m_' + c)}, _rid) AS {q('_ml_' + c)}" if last else "")) for c in by_meta)
-    if 0 < len(labels_left) <= 62 and int(max_rid) < 2 ** 56:
-        # the common case: few distinct labels. Each row's label gets a code 0..61, packed below its
-        # row number, so that min() gives the first row and its label at once, and a bit mask of the
-        # codes tells conflicting keys (two bits or more) from identical repeats: integer aggregates,
-        # much faster than min_by/min/max over doubles.
-        code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_left)) + " END"
+    present = [b for b in built if b is not None]
+    labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
+    max_rid = max(b[1]["max_rid"] for b in present)
+    metas = [(si, c) for si in (0, 1) for c in by_meta[si]]
+    parts = []
+    for si in (0, 1):
+        if built[si] is None:
+            continue
+        mcols = "".join(f", {q('_m_' + c) if sj == si else 'NULL'} AS {q('_m_' + c)}" for sj, c in metas)
+        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{mcols} FROM {built[si][0]} WHERE _fate IS NULL")
+    union = " UNION ALL ".join(parts)
+    aggs, outer = [], []
+    coded = 0 < len(labels_all) <= 62 and int(max_rid) < 2 ** 56
+    if coded:
+        # the common case: few distinct labels. Each row's label gets a code 0..61, packed below its row
+        # number, so that min() gives the first row and its label at once, and a bit mask of the codes
+        # tells conflicting keys (two bits or more) from identical repeats: integer aggregates, much
+        # faster than min_by/min/max over doubles.
+        code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
         bit = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** i} AS BIGINT)"
-                                        for i, v in enumerate(labels_left)) + " END"
+                                        for i, v in enumerate(labels_all)) + " END"
+        src = f"SELECT *, {code} AS _c, {bit} AS _bit FROM ({union}) u"
 
         def decode(e):
-            return "CASE " + " ".join(f"WHEN {e} = {i} THEN {_double(v)}" for i, v in enumerate(labels_left)) + " END"
-
-        inner = (f"SELECT {klist}, count(*) AS _n, min(_rid * 64 + _c) AS _pf, bit_or(_bit) AS _mask"
-                 + (", max(_rid * 64 + _c) AS _pl" if last else "")
-                 + meta_agg
-                 + f" FROM (SELECT *, {code} AS _c, {bit} AS _bit FROM {b} WHERE _fate IS NULL) t GROUP BY {klist}")
-        conf = "(_mask & (_mask - 1)) <> 0"
-        first_lab, first_rid = decode("(_pf % 64)"), p.d.intdiv("_pf", "64")
-        lab_g = f"CASE WHEN {conf} THEN {decode('(_pl % 64)')} ELSE {first_lab} END" if last else first_lab
-        rid_g = f"CASE WHEN {conf} THEN {p.d.intdiv('_pl', '64')} ELSE {first_rid} END" if last else first_rid
+            return "CASE " + " ".join(f"WHEN {e} = {i} THEN {_double(v)}" for i, v in enumerate(labels_all)) + " END"
     else:
-        inner = (f"SELECT {klist}, count(*) AS _n, min(_lab3) AS _lo, max(_lab3) AS _hi, min(_rid) AS _f, "
-                 f"min_by(_lab3, _rid) AS _lf"
-                 + (", max(_rid) AS _l, max_by(_lab3, _rid) AS _ll" if last else "")
-                 + meta_agg
-                 + f" FROM {b} WHERE _fate IS NULL GROUP BY {klist}")
-        conf = "_lo <> _hi"
-        first_rid = "_f"
-        lab_g = f"CASE WHEN {conf} THEN _ll ELSE _lf END" if last else "_lf"
-        rid_g = f"CASE WHEN {conf} THEN _l ELSE _f END" if last else "_f"
-    meta_g = "".join((f", CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END" if last
-                      else f", {q('_mf_' + c)}") + f" AS {q('_m_' + c)}" for c in by_meta)
-    # one row per key, with its label and representative row under the policy (majority: below)
-    g = p.table(f"s{si}_g", f"SELECT {klist}, _n, {conf} AS _conf, {first_rid} AS _first, {lab_g} AS _lab, "
-                            f"{rid_g} AS _rid{meta_g} FROM ({inner}) g0")
+        src = union
+    for si in (0, 1):
+        on_s = f"CASE WHEN _s = {si} THEN"
+        aggs.append(f"sum(CASE WHEN _s = {si} THEN 1 ELSE 0 END) AS _n{si}")
+        if coded:
+            aggs += [f"min({on_s} _rid * 64 + _c END) AS _pf{si}", f"bit_or({on_s} _bit END) AS _mask{si}"]
+            if last:
+                aggs.append(f"max({on_s} _rid * 64 + _c END) AS _pl{si}")
+            conf = f"coalesce((_mask{si} & (_mask{si} - 1)) <> 0, FALSE)"
+            first_lab, first_rid = decode(f"(_pf{si} % 64)"), p.d.intdiv(f"_pf{si}", "64")
+            lab = f"CASE WHEN {conf} THEN {decode(f'(_pl{si} % 64)')} ELSE {first_lab} END" if last else first_lab
+            rid = f"CASE WHEN {conf} THEN {p.d.intdiv(f'_pl{si}', '64')} ELSE {first_rid} END" if last else first_rid
+        else:
+            aggs += [f"min({on_s} _lab3 END) AS _lo{si}", f"max({on_s} _lab3 END) AS _hi{si}",
+                     f"min({on_s} _rid END) AS _f{si}", f"min_by(_lab3, _rid) FILTER (WHERE _s = {si}) AS _lf{si}"]
+            if last:
+                aggs += [f"max({on_s} _rid END) AS _l{si}", f"max_by(_lab3, _rid) FILTER (WHERE _s = {si}) AS _ll{si}"]
+            conf = f"coalesce(_lo{si} <> _hi{si}, FALSE)"
+            first_rid = f"_f{si}"
+            lab = f"CASE WHEN {conf} THEN _ll{si} ELSE _lf{si} END" if last else f"_lf{si}"
+            rid = f"CASE WHEN {conf} THEN _l{si} ELSE _f{si} END" if last else f"_f{si}"
+        outer += [f"_n{si}", f"{conf} AS _conf{si}", f"{first_rid} AS _first{si}", f"{lab} AS _lab{si}",
+                  f"{rid} AS _rid{si}"]
+        for c in by_meta[si]:
+            m = q("_m_" + c)
+            aggs.append(f"min_by({m}, _rid) FILTER (WHERE _s = {si}) AS {q('_mf_' + c)}")
+            if last:
+                aggs.append(f"max_by({m}, _rid) FILTER (WHERE _s = {si}) AS {q('_ml_' + c)}")
+                outer.append(f"CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END AS {m}")
+            else:
+                outer.append(f"{q('_mf_' + c)} AS {m}")
+    return p.table("g", f"SELECT {klist}, {', '.join(outer)} FROM (SELECT {klist}, {', '.join(aggs)} "
+                        f"FROM ({src}) t GROUP BY {klist}) g0")
+
+
+def _dups(p: _Plan, g, b, si, side, keys, duplicates, counts, notes, conflict_rows):
+    """A side's duplicate counts, conflict examples and error; returns the table of the labels the
+    policy gives its conflicting keys (majority, mean), or None."""
+    ex = p.ex
+    klist = ", ".join(keys)
     ident, conf_rows, conf_keys = ex.rows(
-        f"SELECT sum(CASE WHEN _n > 1 AND NOT _conf THEN _n - 1 ELSE 0 END), "
-        f"sum(CASE WHEN _conf THEN _n - 1 ELSE 0 END), sum(CASE WHEN _conf THEN 1 ELSE 0 END) FROM {g}")[0]
+        f"SELECT sum(CASE WHEN _n{si} > 1 AND NOT _conf{si} THEN _n{si} - 1 ELSE 0 END), "
+        f"sum(CASE WHEN _conf{si} THEN _n{si} - 1 ELSE 0 END), sum(CASE WHEN _conf{si} THEN 1 ELSE 0 END) "
+        f"FROM {g}")[0]
     ident, conf_rows, conf_keys = int(ident or 0), int(conf_rows or 0), int(conf_keys or 0)
     if ident:
         counts[(side, "duplicate_identical")] = ident
-    if conf_keys:
-        counts[(side, "duplicate_conflict")] = conf_rows
-        notes[(side, "keys with conflicting labels")] = conf_keys
-        jk = " AND ".join(f"b.{k} = e.{k}" for k in keys)
-        ex_rows = ex.rows(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3, b._line, b._source, e._first "
-                          f"FROM {b} b JOIN (SELECT {klist}, _first FROM {g} WHERE _conf ORDER BY _first "
-                          f"LIMIT 50) e ON {jk} WHERE b._fate IS NULL ORDER BY e._first, b._rid")
-        examples: list = []
-        for r in ex_rows:
-            key = tuple(r[:len(keys)])
-            if not examples or examples[-1][0] != key:
-                examples.append((key, [], [], r[len(keys) + 2]))
-            examples[-1][1].append(_num(r[len(keys)]))
-            examples[-1][2].append(int(r[len(keys) + 1]))
-        for key, labs, lines, _ in examples:
-            conflict_rows.append((side, " ".join(map(str, key)), labs, lines))
-        if duplicates == "error":
-            key0, labs0, lines0, src0 = examples[0]
-            key0 = key0[0] if len(key0) == 1 else key0
-            raise InputError(f"{conf_keys} key(s) judged more than once with different labels; first: "
-                             f"{key0} with labels {labs0} on lines {lines0}", source=src0, line=lines0[0],
-                             fix="pass duplicates='first', 'last', 'majority' or 'mean'")
-    if duplicates == "mean" and conf_keys:
+    if not conf_keys:
+        return None
+    counts[(side, "duplicate_conflict")] = conf_rows
+    notes[(side, "keys with conflicting labels")] = conf_keys
+    jk = " AND ".join(f"b.{k} = e.{k}" for k in keys)
+    ex_rows = ex.rows(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3, b._line, b._source, e._first{si} "
+                      f"FROM {b} b JOIN (SELECT {klist}, _first{si} FROM {g} WHERE _conf{si} ORDER BY _first{si} "
+                      f"LIMIT 50) e ON {jk} WHERE b._fate IS NULL ORDER BY e._first{si}, b._rid")
+    examples: list = []
+    for r in ex_rows:
+        key = tuple(r[:len(keys)])
+        if not examples or examples[-1][0] != key:
+            examples.append((key, [], [], r[len(keys) + 2]))
+        examples[-1][1].append(_num(r[len(keys)]))
+        examples[-1][2].append(int(r[len(keys) + 1]))
+    for key, labs, lines, _ in examples:
+        conflict_rows.append((side, " ".join(map(str, key)), labs, lines))
+    if duplicates == "error":
+        key0, labs0, lines0, src0 = examples[0]
+        key0 = key0[0] if len(key0) == 1 else key0
+        raise InputError(f"{conf_keys} key(s) judged more than once with different labels; first: "
+                         f"{key0} with labels {labs0} on lines {lines0}", source=src0, line=lines0[0],
+                         fix="pass duplicates='first', 'last', 'majority' or 'mean'")
+    jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
+    if duplicates == "mean":
         # the mean of each conflicting key's labels, computed by pandas over the labels in row order
         # (as the pandas path does), so that the last bit agrees: the engines' sums are not ordered
-        jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
-        conf_rows_df = ex.frame(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3 FROM {b} b JOIN {g} g "
-                                f"ON {jk} WHERE b._fate IS NULL AND g._conf ORDER BY b._rid")
-        means = conf_rows_df.groupby(keys, sort=False)["_lab3"].mean().reset_index()
-        mt = f"{p.tag}_s{si}_mean"
-        ex.upload(mt, means)
-        p.made.append(mt)
-        jm = " AND ".join(f"g.{k} = m.{k}" for k in keys)
-        meta_k = "".join(f", g.{q('_m_' + c)}" for c in by_meta)
-        return p.table(f"s{si}_k", f"SELECT {', '.join('g.' + k for k in keys)}, "
-                                   f"CASE WHEN g._conf THEN m._lab3 ELSE g._lab END AS _lab, g._rid{meta_k} "
-                                   f"FROM {g} g LEFT JOIN {mt} m ON {jm}")
-    if not (duplicates == "majority" and conf_keys):
+        conf_df = ex.frame(f"SELECT {', '.join('b.' + k for k in keys)}, b._lab3 FROM {b} b JOIN {g} g "
+                           f"ON {jk} WHERE b._fate IS NULL AND g._conf{si} ORDER BY b._rid")
+        means = conf_df.groupby(keys, sort=False)["_lab3"].mean().reset_index().rename(columns={"_lab3": "_v"})
+        name = f"{p.tag}_s{si}_adj"
+        ex.upload(name, means)
+        p.made.append(name)
+        return name
+    if duplicates == "majority":  # ties to the earliest of the most frequent labels
+        return p.table(f"s{si}_adj", (
+            f"SELECT {klist}, _lab3 AS _v FROM (SELECT {klist}, _lab3, row_number() OVER (PARTITION BY {klist} "
+            f"ORDER BY _c DESC, _f) AS _rn FROM (SELECT {', '.join('b.' + k for k in keys)}, b._lab3, "
+            f"count(*) AS _c, min(b._rid) AS _f FROM {b} b JOIN {g} g ON {jk} WHERE b._fate IS NULL "
+            f"AND g._conf{si} GROUP BY {', '.join('b.' + k for k in keys)}, b._lab3) t) u WHERE _rn = 1"))
+    return None
+
+
+def _final(p: _Plan, g, adjust, keys, by_meta) -> str:
+    """The group table with the labels of the conflicting keys replaced as the policy says."""
+    if all(a is None for a in adjust):
         return g
-    jk = " AND ".join(f"b.{k} = g.{k}" for k in keys)
-    maj = p.table(f"s{si}_maj", (
-        f"SELECT {klist}, _lab3 AS _mode FROM (SELECT {klist}, _lab3, row_number() OVER (PARTITION BY {klist} "
-        f"ORDER BY _c DESC, _f) AS _rn FROM (SELECT {', '.join('b.' + k for k in keys)}, b._lab3, "
-        f"count(*) AS _c, min(b._rid) AS _f FROM {b} b JOIN {g} g ON {jk} WHERE b._fate IS NULL "
-        f"AND g._conf GROUP BY {', '.join('b.' + k for k in keys)}, b._lab3) t) u WHERE _rn = 1"))
-    jm = " AND ".join(f"g.{k} = m.{k}" for k in keys)
-    meta_k = "".join(f", g.{q('_m_' + c)}" for c in by_meta)
-    return p.table(f"s{si}_k", f"SELECT {', '.join('g.' + k for k in keys)}, "
-                               f"CASE WHEN g._conf THEN m._mode ELSE g._lab END AS _lab, g._rid{meta_k} "
-                               f"FROM {g} g LEFT JOIN {maj} m ON {jm}")
+    q = p.q
+    cols = [f"g.{k}" for k in keys]
+    joins = []
+    for si in (0, 1):
+        cols += [f"g._n{si}", f"g._rid{si}"]
+        if adjust[si] is None:
+            cols.append(f"g._lab{si}")
+        else:
+            jm = " AND ".join(f"g.{k} = a{si}.{k}" for k in keys)
+            joins.append(f"LEFT JOIN {adjust[si]} a{si} ON {jm}")
+            cols.append(f"CASE WHEN g._conf{si} THEN a{si}._v ELSE g._lab{si} END AS _lab{si}")
+        cols += [f"g.{q('_m_' + c)}" for c in by_meta[si]]
+    return p.table("k", f"SELECT {', '.join(cols)} FROM {g} g {' '.join(joins)}")
 
 
-def _rows(p: _Plan, sides, rk, ck, join_on, on, keys, labels, names, fill, unjudged):
+def _rows(p: _Plan, sides, k, on, keys, labels, names, fill, unjudged):
     """The pairs as ``Paired.data`` holds them, and the unjudged rows as ``Paired.unjudged``."""
     ex, q = p.ex, p.q
     rv, cv = sides[0].view, sides[1].view
@@ -776,21 +823,20 @@ def _rows(p: _Plan, sides, rk, ck, join_on, on, keys, labels, names, fill, unjud
     cnames = []
     for c in cmeta:
         cnames.append(c if c not in out_names and c not in cnames else f"{c}_{names[1]}")
-    cand = "c._lab" if fill is None else f"coalesce(c._lab, {fill})"
-    where = "r._rid IS NOT NULL AND c._rid IS NOT NULL" if fill is None else "r._rid IS NOT NULL"
-    sel = ", ".join([f"coalesce(r.{k}, c.{k}) AS {q('_o' + str(i))}" for i, k in enumerate(keys)]
-                    + ["r._lab AS reference", f"{cand} AS candidate"]
+    cand = "k._lab1" if fill is None else f"CASE WHEN k._n1 = 0 THEN {fill} ELSE k._lab1 END"
+    where = "k._n0 > 0 AND k._n1 > 0" if fill is None else "k._n0 > 0"
+    sel = ", ".join([f"k.{key} AS {q('_o' + str(i))}" for i, key in enumerate(keys)]
+                    + ["k._lab0 AS reference", f"{cand} AS candidate"]
                     + [f"ri.{q(c)} AS {q('_r' + str(i))}" for i, c in enumerate(rmeta)]
                     + [f"ci.{q(c)} AS {q('_c' + str(i))}" for i, c in enumerate(cmeta)])
-    data = ex.frame(f"SELECT {sel} FROM {rk} r FULL OUTER JOIN {ck} c ON {join_on} "
-                    f"LEFT JOIN {rv} ri ON ri._rid = r._rid LEFT JOIN {cv} ci ON ci._rid = c._rid "
-                    f"WHERE {where} ORDER BY r._rid")
+    data = ex.frame(f"SELECT {sel} FROM {k} k LEFT JOIN {rv} ri ON ri._rid = k._rid0 "
+                    f"LEFT JOIN {cv} ci ON ci._rid = k._rid1 WHERE {where} ORDER BY k._rid0")
     data.columns = list(on) + ["reference", "candidate"] + rmeta + cnames
     data["reference"] = data["reference"].astype(float)
     data["candidate"] = data["candidate"].astype(float)
     unj = None
     if unjudged == "keep":
-        unj = ex.frame(f"SELECT {', '.join(f'r.{k} AS {q(c)}' for k, c in zip(keys, on))}, r._lab AS reference "
-                       f"FROM {rk} r LEFT JOIN {ck} c ON {join_on} WHERE c._rid IS NULL ORDER BY r._rid")
+        unj = ex.frame(f"SELECT {', '.join(f'{key} AS {q(c)}' for key, c in zip(keys, on))}, _lab0 AS reference "
+                       f"FROM {k} WHERE _n0 > 0 AND _n1 = 0 ORDER BY _rid0")
         unj["reference"] = unj["reference"].astype(float)
     return data, unj
