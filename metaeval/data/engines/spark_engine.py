@@ -161,6 +161,15 @@ class _SparkExec:
         with _quiet():
             return self._sql(sql).toPandas()
 
+    def upload(self, name, frame):
+        types = {"f": "double", "i": "bigint", "u": "bigint", "b": "boolean"}
+        schema = ", ".join(f"{_qi(str(c))} {types.get(frame[c].dtype.kind, 'string')}" for c in frame.columns)
+        with _quiet():
+            df = self.spark.createDataFrame(frame, schema=schema) if len(frame) else \
+                self.spark.createDataFrame([], schema=schema)
+        df.createOrReplaceTempView(name)
+        self.held[name] = df
+
     def drop(self, name):
         df = self.held.pop(name, None)
         if df is not None:
