@@ -23,13 +23,18 @@ __all__ = ["ENGINES", "AUTO_DUCKDB_BYTES", "AUTO_DUCKDB_ROWS", "choose_engine", 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
 
 #: ``engine="auto"`` uses DuckDB for text files (qrels, CSV, TSV, JSON) from this size on (both sides
-#: together). Measured on this project's 2-core machine (benchmarks of H-duckdb, issue #11; two qrels
-#: files of n lines each, ``align`` vs ``align_duckdb`` by query, best of runs under load):
-#: n = 100k: pandas 0.16 s, DuckDB 0.5 s; 300k: 0.8 s / 1.0 s; 1M: 4.5 s / 2.5 s; 2M: 14 s / 5 s.
-#: The two cross near 400k lines a side, about 10 MB of qrels per file: 20 MB together.
-AUTO_DUCKDB_BYTES = 20 * 2 ** 20
-#: ``engine="auto"`` uses DuckDB for in-memory pandas frames from this many rows (both sides together).
-AUTO_DUCKDB_ROWS = 1_000_000
+#: together). Measured by H-duckdb (issue #11) on this project's 2-core machine while other jobs ran
+#: (load average 6-8, so absolute times are slow), two qrels files of n lines each (18 bytes a line),
+#: ``align(..., by="query_id", rows=False)``, best of two, pandas path vs DuckDB engine:
+#: n = 100k: 0.21 s / 0.39 s; 300k: 0.53 s / 0.74 s; 1M: 1.85 s / 2.75 s; 2M: 4.25 s / 5.36 s;
+#: 10M: 51.8 s and 3.24 GB peak RSS / 37-48 s and 1.18 GB. The pandas path is faster up to a few
+#: million lines; beyond, DuckDB is faster and holds memory to its limit. The switch sits near 3.5M
+#: lines a side: 128 MB of text for both files.
+AUTO_DUCKDB_BYTES = 128 * 2 ** 20
+#: ``engine="auto"`` uses DuckDB for in-memory pandas frames from this many rows (both sides together);
+#: a frame is already in memory, so the point is speed, where the pandas path leads below a few million
+#: rows a side (as for text files).
+AUTO_DUCKDB_ROWS = 8_000_000
 
 _GLOB = re.compile(r"[*?\[]")
 
@@ -57,9 +62,10 @@ def _size(source) -> tuple[int, int]:
     if isinstance(source, pd.DataFrame):
         return 0, len(source)
     try:
-        return os.path.getsize(str(source)), 0
+        size = os.path.getsize(str(source))
     except OSError:
         return 0, 0
+    return (size * 4 if str(source).endswith(".gz") else size), 0  # gzip: about a quarter of the text
 
 
 def choose_engine(reference, candidate, engine: str = "auto") -> str:
