@@ -137,6 +137,23 @@ def unjudged_kept_and_cells_bound_test(spark, pairs):
     assert [_norm(x) for x in res.cells.itertuples(index=False)] == _expected_cells(p, ("query_id",))
 
 
+def align_engine_spark_cluster_kappa_test(spark):
+    """The public entry point: ``metaeval.align(..., engine="spark")`` on two qrels files gives a
+    PairedTables whose cluster-bootstrap kappa equals the pandas rows' (same seed)."""
+    import metaeval as me
+
+    d = me.datasets.path("trec_dl_like")
+    ref, cand = str(d / "qrels.human.txt"), str(d / "qrels.judge.txt")
+    scale = me.Scale((0, 1, 2, 3))
+    tables = me.align(ref, cand, scale=scale, engine="spark", spark=spark)
+    rows = me.align(ref, cand, scale=scale, engine="pandas")
+    assert type(tables).__name__ == "PairedTables" and tables.by == ("query_id",)
+    assert tables.report.counts == rows.report.counts
+    a = me.cohen_kappa(tables, cluster="query_id", n_resamples=2000, rng=0)
+    b = me.cohen_kappa(rows, cluster="query_id", n_resamples=2000, rng=0)
+    assert (a.estimate, a.ci.low, a.ci.high) == pytest.approx((b.estimate, b.ci.low, b.ci.high), abs=1e-12)
+
+
 # -- errors: the pandas path's one-line messages ---------------------------------------------------
 
 def _same_error(spark, ref, cand, ref_pd=None, cand_pd=None, **kw):
