@@ -187,6 +187,8 @@ def _count(data: pd.DataFrame, by, labels) -> pd.DataFrame:
     out = frame.groupby(cols, sort=False, dropna=False).size().reset_index(name="n")
     out = out.sort_values(cols, kind="stable", na_position="last").reset_index(drop=True)
     out["n"] = out["n"].astype(np.int64)
+    for c in by:  # text, None when missing (as every engine gives them)
+        out[c] = pd.Series([v if isinstance(v, str) else None for v in out[c]], dtype=object, index=out.index)
     return out
 
 

@@ -33,9 +33,11 @@ from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, ru
 
 __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 
-#: DuckDB's memory limit when the engine opens its own connection: two 10M-line qrels files align
-#: within 2 GB peak of the whole process with it (benchmarks/bench_align.py).
-DEFAULT_MEMORY_LIMIT = "1GB"
+#: DuckDB's memory limit when the engine opens its own connection (beyond it DuckDB spills to a
+#: temporary folder). Measured on two 10M-line qrels files (H-duckdb, issue #11; 2 cores under load):
+#: 1GB: 47-66 s, 1.18 GB peak RSS of the whole process; 1600MB: 31 s, 1.71 GB. 1500MB keeps the peak
+#: under 2 GB with room for the statistics; pass ``memory_limit=`` for more.
+DEFAULT_MEMORY_LIMIT = "1500MB"
 
 _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
               ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}

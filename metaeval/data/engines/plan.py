@@ -10,10 +10,12 @@ raises the same errors first and builds the same :class:`~metaeval.data.alignmen
 1. keys normalized (integral floats as integer text, text stripped; empty → ``missing_key``),
    labels as numbers (a text label that is not a number is an error naming its file and line),
    refusals (a truthy flag or the sentinel label), ``missing_label``, out-of-scale labels;
-2. one row per key: identical repeats collapsed to the first, conflicting ones merged by the
-   ``duplicates`` policy (the examples: the first 50 conflicting keys, in order of first appearance);
-3. the outer join of the two sides and, in the same pass, the pairs counted per group and label pair
-   (the ``cells``); rows travel back only when asked for.
+2. one group-by over the rows left on both sides (their union) gives, per key and side, the count,
+   the first (or last) row and its label and whether the labels conflict: identical repeats collapse
+   to the first row, conflicting ones merge by the ``duplicates`` policy (the examples: the first 50
+   conflicting keys, in order of first appearance), and a key's presence on each side is the outer
+   join (matched / unmatched / unjudged);
+3. the keys counted per group and label pair (the ``cells``); rows travel back only when asked for.
 
 Only aggregates leave the engine: a handful of counts, the out-of-scale values, at most 50 conflict
 examples, the cells (groups × K² rows), and the first offending row of an error.
@@ -492,6 +494,9 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
             if len(out) else out
         out = out.sort_values(list(by) + ["reference", "candidate"], kind="stable", na_position="last")
         out["n"] = out["n"].astype(np.int64)
+        for c in by:  # a missing group value is None (groupby made it NaN)
+            out[c] = pd.Series([None if not isinstance(v, str) else v for v in out[c]], dtype=object,
+                               index=out.index)
         return out.reset_index(drop=True)
 
     pairs = agg.loc[m == "both"].copy()
