@@ -158,6 +158,7 @@ class JobResult:
     returncode: int = 0
     stderr: str = ""
     total_wall_s: float = 0.0          # the child process, start to exit
+    code: str = ""                     # code_state() when measured (run_job_cached)
 
     @property
     def job_s(self) -> float:
@@ -557,23 +558,24 @@ def code_state() -> str:
 
 
 def run_job_cached(cache_dir, name, module, function, kwargs=None, *, reuse=False, **kw) -> JobResult:
-    """run_job, storing the result under cache_dir; with reuse=True an equal job on the same code is not rerun.
+    """run_job, storing the result under cache_dir; with reuse=True the last measurement of an equal job is taken.
 
-    Equal: same module, function, kwargs and :func:`code_state`. Lets bench_scaling take the 100M
-    measurement of bench_align (the same job) instead of running it a second time. A reused result
-    says so (``JobResult.name`` ends in "(reused)").
+    Equal: same module, function and kwargs. The code may have changed since: the result carries the
+    :func:`code_state` it was measured on (``JobResult.code``), and the callers print it. Lets
+    bench_scaling take the 100M measurement of bench_align (the same job) instead of running it a
+    second time. A reused result says so (``JobResult.name`` ends in "(reused)").
     """
     import hashlib
     from dataclasses import asdict
 
-    state = code_state()
-    key = hashlib.sha1(json.dumps([module, function, kwargs or {}, state], sort_keys=True).encode()).hexdigest()[:16]
+    key = hashlib.sha1(json.dumps([module, function, kwargs or {}], sort_keys=True).encode()).hexdigest()[:16]
     path = Path(cache_dir) / f"job_{key}.json"
     if reuse and path.exists():
         d = json.loads(path.read_text())
         d["name"] = d["name"] + " (reused)"
         return JobResult(**d)
     res = run_job(name, module, function, kwargs, **kw)
+    res.code = code_state()
     if res.ok:
         Path(cache_dir).mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(asdict(res), default=_jsonable))

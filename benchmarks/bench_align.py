@@ -121,12 +121,22 @@ def run(case_name, label, engine, paths, args, src=None, **extra):
                             "n_resamples": args.resamples, **extra},
                            reuse=args.reuse and src is None, preload=PRELOAD, timeout=args.timeout, env=env)
     if job.name.endswith("(reused)"):
-        print(f"  {label}: measurement reused from an earlier run on the same code ({job.name})")
+        print(f"  {label}: measurement reused from an earlier run (code {job.code}; now {m.code_state()})")
     if not job.ok:
         print(f"  {label}: FAILED (exit {job.returncode})\n    " + job.stderr.strip().replace("\n", "\n    "))
     elif "unavailable" in job.result:
         print(f"  {label}: not available ({job.result['unavailable']})")
     return job
+
+
+def why(job):
+    """Why a job gave no numbers: its last error line, or that it was not available."""
+    if job is None:
+        return "not run"
+    if job.ok:
+        return "not available"
+    last = [ln for ln in job.stderr.strip().splitlines() if ln.strip()]
+    return "failed: " + (last[-1].strip()[:200] if last else f"exit {job.returncode}")
 
 
 def usable(job):
@@ -207,8 +217,9 @@ def case_2m(args, verdicts):
         verdicts.append(("2m: same report and numbers (1e-12)", same,
                          f"reports {'equal' if same_rep else 'DIFFER'}, max |diff| {diff:.1e}"))
     else:
-        verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than pandas", False, "not run"))
-        verdicts.append(("2m: same report and numbers (1e-12)", False, "not run"))
+        bad = why(ddj if usable(pdj) else pdj)
+        verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than pandas", False, bad))
+        verdicts.append(("2m: same report and numbers (1e-12)", False, bad))
     if args.steps:
         for label, job in (("pandas", pdj), ("duckdb", ddj)):
             if usable(job):
@@ -235,7 +246,7 @@ def case_10m(args, verdicts):
         if not ok:
             verdicts.append(("10m: report = generated facts", False, str(bad)))
     else:
-        verdicts.append((f"10m: DuckDB peak <= {m.fmt_mb(MEM_10M_TARGET_MB)}", False, "not run"))
+        verdicts.append((f"10m: DuckDB peak <= {m.fmt_mb(MEM_10M_TARGET_MB)}", False, why(ddj)))
     if args.steps:
         for lab, j in jobs:
             if usable(j):
@@ -260,8 +271,10 @@ def case_100m(args, verdicts):
         if not ok:
             verdicts.append(("100m: report = generated facts", False, str(bad)))
     else:
-        verdicts.append((f"100m: end to end <= {TIME_100M_TARGET_S / 60:.0f} min", False, "not run"))
-        verdicts.append((f"100m: peak <= {m.fmt_mb(MEM_100M_TARGET_MB)}", False, "not run"))
+        verdicts.append((f"100m: end to end <= {TIME_100M_TARGET_S / 60:.0f} min", False, why(ddj)))
+        verdicts.append((f"100m: peak <= {m.fmt_mb(MEM_100M_TARGET_MB)}", False,
+                         why(ddj) + (f" (tree peak before it stopped: {m.fmt_mb(ddj.tree_peak_mb)}, "
+                                     f"after {m.fmt_s(ddj.total_wall_s)})" if not ddj.ok else "")))
     if args.steps and usable(ddj):
         print("  stages, duckdb:")
         m.print_steps(ddj)
@@ -280,8 +293,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pandas-tables", action="store_true",
                     help="case 2m: also the pandas engine with by=('query_id',), rows=False (information)")
     ap.add_argument("--reuse", action="store_true",
-                    help="take a job's measurement from an earlier run of the same job on the same code (see "
-                         "_measure.run_job_cached) instead of running it again")
+                    help="take a job's measurement from an earlier run of the same job (see "
+                         "_measure.run_job_cached; the code it ran on is printed) instead of running it again")
     ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,

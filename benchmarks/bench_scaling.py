@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--resamples", type=int, default=N_RESAMPLES)
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--reuse", action="store_true",
-                    help="take measurements of the same job on the same code from earlier runs (e.g. the 100M case "
+                    help="take measurements of the same job from earlier runs (e.g. the 100M case "
                          "of bench_align.py) instead of running them again")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
                     help="also write the output to this file (default benchmarks/results/bench_scaling.txt)")
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
                                         "n_resamples": args.resamples}, reuse=args.reuse, preload=PRELOAD,
                                        timeout=args.timeout)
                 if job.name.endswith("(reused)"):
-                    print("  measurement reused from an earlier run of the same job on the same code")
+                    print(f"  measurement reused from an earlier run (code {job.code}; now {m.code_state()})")
                 if not job.ok:
                     print(f"  {engine} at {n:,}: FAILED\n    " + job.stderr.strip().replace("\n", "\n    "))
                 elif "unavailable" in job.result:
