@@ -328,7 +328,8 @@ def machine_header(packages=("metaeval", "numpy", "pandas", "pyarrow", "duckdb",
     except OSError:
         pass
     return "\n".join([
-        f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit {commit or '?'}",
+        f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit {commit or '?'} (code state "
+        f"{code_state()}: last commit of metaeval/core, data, agreement, + digest of uncommitted changes there)",
         f"machine: {os.cpu_count()} cores ({cpu}), {vm.total / 2**30:.1f} GiB RAM "
         f"({vm.available / 2**30:.1f} GiB available at start), {platform.system()} {platform.release()}",
         f"load average at start: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)",
