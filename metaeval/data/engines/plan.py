@@ -700,13 +700,23 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
         # number, so that min() gives the first row and its label at once, and a bit mask of the codes
         # tells conflicting keys (two bits or more) from identical repeats: integer aggregates, much
         # faster than min_by/min/max over doubles.
-        code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
-        bit = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** i} AS BIGINT)"
-                                        for i, v in enumerate(labels_all)) + " END"
-        src = f"SELECT *, {code} AS _c, {bit} AS _bit FROM ({union}) u"
+        lo = labels_all[0]
+        if all(float(v).is_integer() for v in labels_all) and labels_all[-1] - lo <= 61:
+            # integer labels in a span of 62: the code is the label minus the lowest (no lookup)
+            code = f"CAST(_lab3 - {_double(lo)} AS BIGINT)"
+            bit = f"CAST(pow(2, _lab3 - {_double(lo)}) AS BIGINT)"
 
-        def decode(e):
-            return "CASE " + " ".join(f"WHEN {e} = {i} THEN {_double(v)}" for i, v in enumerate(labels_all)) + " END"
+            def decode(e):
+                return f"(CAST({e} AS DOUBLE) + {_double(lo)})"
+        else:
+            code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
+            bit = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** i} AS BIGINT)"
+                                            for i, v in enumerate(labels_all)) + " END"
+
+            def decode(e):
+                return ("CASE " + " ".join(f"WHEN {e} = {i} THEN {_double(v)}" for i, v in enumerate(labels_all))
+                        + " END")
+        src = f"SELECT *, {code} AS _c, {bit} AS _bit FROM ({union}) u"
     else:
         src = union
     for si in (0, 1):
