@@ -110,7 +110,7 @@ def many_clusters_drawn_by_tallies_test():
     S2 = resample._draw(sp, np.random.default_rng(4), 40)
     assert np.array_equal(S1, S2)
     assert np.all(S1[:, 0] == U)
-    w = np.random.default_rng(4).integers(0, U, size=(40, U))
+    w = np.random.default_rng(4).integers(0, U, size=(40, U), dtype=np.int32)
     counts = np.stack([np.bincount(r, minlength=U) for r in w])
     assert np.array_equal(S1[:, 1], counts @ x)
     assert abs(counts.mean() - 1) < 1e-12 and abs(counts.var() - (1 - 1 / U)) < 0.01

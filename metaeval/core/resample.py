@@ -337,8 +337,12 @@ def _draw(units: Units, rng: np.random.Generator, b: int) -> np.ndarray:
         n = units.n_units
         U = units.X.shape[0]
         if U >= _UNIFORM_MIN_UNITS and n <= 4 * U:
-            owner = np.repeat(np.arange(U), units.m)              # the unit type of each of the N units
-            idx = owner[rng.integers(0, n, size=(b, n))] + (np.arange(b) * U)[:, None]
+            small = b * U < 2**31 and n < 2**31
+            it = np.int32 if small else np.int64
+            idx = rng.integers(0, n, size=(b, n), dtype=it)
+            if n != U:                                             # the unit type of each of the N units
+                idx = np.repeat(np.arange(U, dtype=it), units.m)[idx]
+            idx += (np.arange(b, dtype=it) * U)[:, None]
             counts = np.bincount(idx.ravel(), minlength=b * U).reshape(b, U)
         else:
             counts = rng.multinomial(n, units.m / n, size=b)

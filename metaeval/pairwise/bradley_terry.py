@@ -184,7 +184,8 @@ def _prep_counts(Wa, Wb, Tt):
     return tuple(np.where(eye, 0.0, x) for x in (Wa, Wb, Tt))
 
 
-def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0, max_iter=60, tol=1e-9):
+def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0, max_iter=60, tol=1e-9,
+             Hinv=None):
     """Refit b bootstrap replicates from the point fit with the point fit's Hessian (chord Newton).
 
     Each iteration is ``β ← β − H₀⁻¹ ∇ℓ(β)``: one gradient per replicate and one matrix product
@@ -202,6 +203,8 @@ def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0
         ``(P,)`` parameters of the point fit (θ, then h, then log ν).
     H0 : numpy.ndarray
         ``(P, P)`` Hessian of the penalized objective at the point fit.
+    Hinv : numpy.ndarray, optional
+        Its inverse, when the caller keeps it between calls.
     davidson, position : bool
     ridge : float
     max_iter : int
@@ -217,7 +220,7 @@ def bt_refit(Wa, Wb, Tt, beta0, H0, *, davidson=False, position=False, ridge=0.0
     lay = _Layout(b, M, position, davidson)
     games = (Wa + Wb + Tt).sum(axis=2) + (Wa + Wb + Tt).sum(axis=1)
     active = games > 0
-    Hinv = np.linalg.inv(H0)
+    Hinv = np.linalg.inv(H0) if Hinv is None else Hinv
     beta = np.repeat(np.asarray(beta0, dtype=float)[None, :], b, axis=0)
     done = np.zeros(b, dtype=bool)
     plain = not (davidson or position)
@@ -354,8 +357,10 @@ def _bt_kernel(M, *, davidson, position, ridge, anchor_index, scale):
     def kern(S):
         C = np.asarray(S, dtype=float).reshape(-1, 3, M, M)
         if "beta" in point and M >= REFIT_MIN_MODELS:
+            if "Hinv" not in point:
+                point["Hinv"] = np.linalg.inv(point["H"])
             theta, h, delta, ok = bt_refit(C[:, 0], C[:, 1], C[:, 2], point["beta"], point["H"], davidson=davidson,
-                                           position=position, ridge=ridge)
+                                           position=position, ridge=ridge, Hinv=point["Hinv"])
         else:
             theta, h, delta, ok, beta, H = bt_fit(C[:, 0], C[:, 1], C[:, 2], davidson=davidson, position=position,
                                                   ridge=ridge, full=True)
@@ -475,7 +480,8 @@ def bradley_terry(battles: pd.DataFrame, *, tie_rule: str = "fdt", ties: str = "
         df, nm, names, _ = prepare_codes(sub, item=item, model_a=model_a, model_b=model_b, outcome=outcome,
                                          cluster=cluster, need_item=False)
         warn_missing(nm, "battle")
-        df = aggregate(df)                          # (model_a, model_b, outcome[, cluster]) cells with counts
+        if cluster is None:                         # (model_a, model_b, outcome) cells with counts; with
+            df = aggregate(df)                      # prompt clusters cells are about as many as rows
         df, n_inv = invalid_cells(drop_self_battles(df), invalid)
         df, models = present_models(df, names)
         M = len(models)

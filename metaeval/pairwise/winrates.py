@@ -122,7 +122,8 @@ def _rater_battles(sub, *, baseline, invalid, preference, cluster, cols):
     """
     df, n_missing, names, _ = prepare_codes(sub, preference=preference, cluster=cluster, need_item=False, **cols)
     warn_missing(n_missing, "battle")
-    df = aggregate(df)
+    if cluster is None:                             # with prompt clusters, cells are about as many as rows
+        df = aggregate(df)
     if baseline is None:
         df = drop_self_battles(df)
     else:
