@@ -190,6 +190,23 @@ def bad_inputs_test(spark, tmp_path):
         _spark(str(tmp_path / "x" / "*.parquet"), ok, spark)
 
 
+def remote_qrels_error_test(spark, tmp_path, monkeypatch):
+    """A path only Spark can read (hdfs://, s3a://; here a local file taken for one) has no pandas
+    reader to fall back on: the bad line is named from Spark's own reading, in one line."""
+    from metaeval.data.engines import spark_engine
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"1 0 a 1\n\n1 0 b 2 9\n")
+    ok = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    monkeypatch.setattr(spark_engine, "_is_remote", lambda path: True)
+    with pytest.raises(InputError) as e:
+        _spark(str(qrels), ok, spark)
+    assert str(e.value).startswith(f"{qrels}, line 3: not a qrels line (5 fields): '1 0 b 2 9'")
+    qrels.write_bytes(b"1 0 a 1\n1 0 b 2\n")
+    res = _spark(str(qrels), ok, spark)
+    assert res.report.n_input == {"reference": 2, "candidate": 1} and res.report.n_pairs == 1
+
+
 # -- scale: a messy 200k-row pair --------------------------------------------------------------------
 
 def messy_200k_pair_test(spark, tmp_path):

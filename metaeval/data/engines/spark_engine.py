@@ -397,7 +397,7 @@ class _Loader:
         from pyspark.sql import functions as F
 
         with _errors(name):
-            raw = self.spark.read.text([os.path.abspath(f) for f in files])
+            raw = self.spark.read.text([f if _is_remote(f) else os.path.abspath(f) for f in files])
             raw = _number(self.spark, raw.withColumn("_path", F.input_file_name()), self._source_of(name, files))
             pat = QRELS_LINE[:-1] + r"\r?$"
             blank = F.col("value").rlike(r"^[ \t]*\r?$")
@@ -406,7 +406,7 @@ class _Loader:
                 F.regexp_extract("value", pat, 1).alias("query_id"),
                 F.regexp_extract("value", pat, 3).alias("doc_id"),
                 F.regexp_extract("value", pat, 4).alias("_rel"),
-                F.col("value").startswith("\ufeff").alias("_bom"))
+                F.col("value").startswith("\ufeff").alias("_bom"), F.col("value").alias("_text"))
             view = f"_me_spark_q{len(self.views)}_{id(self):x}"
             parsed.createOrReplaceTempView(view + "_p")
             self.views.append(view + "_p")
@@ -414,6 +414,15 @@ class _Loader:
                 f"SELECT _source, min(_rid) FROM {view}_p WHERE (NOT _blank AND query_id = '') OR _bom "
                 f"GROUP BY _source").collect()
             good = self.spark.sql(f"SELECT count(*) FROM {view}_p WHERE NOT _blank").collect()[0][0]
+        if (bad or not good) and _is_remote(name):  # no local file for the pandas reader: say it here
+            if not good:
+                raise InputError("the file has no data lines", source=name)
+            src, line, text = self.spark.sql(
+                f"SELECT _source, _line, _text FROM {view}_p WHERE (NOT _blank AND query_id = '') OR _bom "
+                f"ORDER BY _rid LIMIT 1").collect()[0]
+            raise InputError(f"not a qrels line ({len(str(text).split())} fields)", source=src, line=int(line),
+                             text=text, expected="4 whitespace-separated fields (query_id iteration doc_id "
+                             "relevance), an integer relevance", fix="correct or delete the line")
         if bad or not good:
             from .. import io as mio
 
