@@ -443,6 +443,7 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     con = duckdb.connect(":memory:", config={
         "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
+    con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
     return con
 
 
