@@ -182,6 +182,27 @@ def duckdb_relation_and_connection_test(pairs, tmp_path):
     con.close()
 
 
+def spill_folder_in_tempdir_and_removed_test(pairs, tmp_path, monkeypatch):
+    """DuckDB spills under tempfile.gettempdir() (never in the repository) and the folder goes away."""
+    import tempfile
+
+    (r, c), _ = pairs
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen = []
+    import metaeval.data.engines.duckdb_engine as de
+
+    real = de.connect
+
+    def spy(**kw):
+        seen.append(kw["temp_directory"])
+        return real(**kw)
+
+    monkeypatch.setattr(de, "connect", spy)
+    align_duckdb(r, c, **POLICY_CASES[0])
+    assert len(seen) == 1 and seen[0].startswith(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- errors: the same messages as the pandas path ---------------------------------------------------
 
 def _same_error(ref, cand, ref_pd=None, cand_pd=None, **kw):
