@@ -182,6 +182,32 @@ def duckdb_relation_and_connection_test(pairs, tmp_path):
     con.close()
 
 
+def csv_glob_test(pairs, tmp_path):
+    """A glob of CSV files: rows in file order, lines numbered per file from 2 (after the header), as
+    the table reader numbers them file by file."""
+    from messy_inputs import _clean_for_text
+
+    from metaeval.data import io as mio
+
+    (r, c), _ = pairs
+    for name, df in (("r", r), ("c", c)):
+        (tmp_path / name).mkdir()
+        for i, chunk in enumerate(np.array_split(np.arange(len(df)), 2)):
+            _clean_for_text(df.iloc[chunk]).to_csv(tmp_path / name / f"part{i}.csv", index=False)
+
+    def frame(name):
+        parts = [mio._read_table(str(tmp_path / name / f"part{i}.csv"))[0] for i in range(2)]
+        out = pd.concat(parts, ignore_index=True)
+        out.attrs["source"] = str(tmp_path / name / "*.csv")
+        out.attrs["lines"] = np.concatenate([np.arange(2, len(x) + 2) for x in parts])
+        return out
+
+    kw = dict(POLICY_CASES[0])
+    p = _pandas(frame("r"), frame("c"), **kw)
+    res = align_duckdb(str(tmp_path / "r" / "*.csv"), str(tmp_path / "c" / "*.csv"), **kw, by=("query_id",), rows=True)
+    assert_same(p, res, ("query_id",))
+
+
 def spill_folder_in_tempdir_and_removed_test(pairs, tmp_path, monkeypatch):
     """DuckDB spills under tempfile.gettempdir() (never in the repository) and the folder goes away."""
     import tempfile
