@@ -208,6 +208,22 @@ def csv_glob_test(pairs, tmp_path):
     assert_same(p, res, ("query_id",))
 
 
+def connection_settings_test(monkeypatch):
+    """The engine's own connection: its memory limit (default, or the environment variable), all
+    cores, no progress bar."""
+    import os
+
+    con = connect()
+    got = con.execute("SELECT current_setting('memory_limit'), current_setting('threads'), "
+                      "current_setting('enable_progress_bar')").fetchall()[0]
+    assert got == ("1.3 GiB", os.cpu_count(), False)  # DuckDB prints 1500MB (10^6 bytes) in GiB
+    con.close()
+    monkeypatch.setenv("METAEVAL_DUCKDB_MEMORY_LIMIT", "300MB")
+    con = connect()
+    assert con.execute("SELECT current_setting('memory_limit')").fetchall() == [("286.1 MiB",)]
+    con.close()
+
+
 def spill_folder_in_tempdir_and_removed_test(pairs, tmp_path, monkeypatch):
     """DuckDB spills under tempfile.gettempdir() (never in the repository) and the folder goes away."""
     import tempfile

@@ -36,7 +36,8 @@ __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 #: DuckDB's memory limit when the engine opens its own connection (beyond it DuckDB spills to a
 #: temporary folder). Measured on two 10M-line qrels files (H-duckdb, issue #11; 2 cores under load):
 #: 1GB: 47-66 s, 1.18 GB peak RSS of the whole process; 1600MB: 31 s, 1.71 GB. 1500MB keeps the peak
-#: under 2 GB with room for the statistics; pass ``memory_limit=`` for more.
+#: under 2 GB with room for the statistics; pass ``memory_limit=`` for more, or set the environment
+#: variable ``METAEVAL_DUCKDB_MEMORY_LIMIT`` (e.g. ``4GB``; it also reaches ``metaeval.align``).
 DEFAULT_MEMORY_LIMIT = "1500MB"
 
 _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
@@ -420,7 +421,8 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     Parameters
     ----------
     memory_limit : str, optional
-        DuckDB's memory limit (default :data:`DEFAULT_MEMORY_LIMIT`).
+        DuckDB's memory limit (default: the environment variable ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else
+        :data:`DEFAULT_MEMORY_LIMIT`).
     threads : int, optional
         Worker threads (default: the machine's cores).
     temp_directory : str, optional
@@ -441,7 +443,7 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
 
     tmp = temp_directory or tempfile.mkdtemp(prefix="metaeval-duckdb-")
     con = duckdb.connect(":memory:", config={
-        "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
+        "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
     con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
     return con
@@ -489,7 +491,8 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
         Run in this connection (its settings as they are); default: a new in-memory connection with
         :data:`DEFAULT_MEMORY_LIMIT`, all cores and a spill folder, closed afterwards.
     memory_limit : str, optional
-        DuckDB's memory limit for a new connection (e.g. ``"4GB"``).
+        DuckDB's memory limit for a new connection (e.g. ``"4GB"``; default: the environment variable
+        ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else :data:`DEFAULT_MEMORY_LIMIT`).
     threads : int, optional
         Threads of a new connection (default: the machine's cores).
 
