@@ -36,8 +36,6 @@ INSTALL_HINT = ('pip install "metaeval[spark]" (pyspark), and a Java runtime 17 
 #: The local session :func:`local_session` built (None until then).
 _LOCAL = None
 
-_TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json", ".jsonl": "jsonl",
-              ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _BOOKKEEPING = ("_rid", "_line", "_source")
 
