@@ -135,8 +135,9 @@ def why(job):
         return "not run"
     if job.ok:
         return "not available"
-    last = [ln for ln in job.stderr.strip().splitlines() if ln.strip()]
-    return "failed: " + (last[-1].strip()[:200] if last else f"exit {job.returncode}")
+    lines = [ln.strip() for ln in job.stderr.strip().splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "Error" in ln or "Exception" in ln or ln.startswith("timed out")]
+    return "failed: " + ((errors or lines)[-1][:200] if lines else f"exit {job.returncode}")
 
 
 def usable(job):
