@@ -199,7 +199,7 @@ def _uri_path(uri: str) -> str:
     return unquote(re.sub(r"^file:(//)?", "", uri)) if uri.startswith("file:") else uri
 
 
-def _number(spark, df, source_of):
+def _number(spark, df, source_of, hold: list | None = None):
     """Number the rows of a scan per file, in file order, without a shuffle.
 
     ``df`` has a column ``_path`` (the file of each row). Adds ``_line`` (1-based position in its
@@ -207,11 +207,18 @@ def _number(spark, df, source_of):
     ``_source`` to ``source_of(path)``. Spark keeps each file's splits in offset order across the
     partitions and reads a split's rows in order, so a row's position is its partition's offset for
     that file plus its place in the partition (``monotonically_increasing_id`` counts it); the offsets
-    come from one aggregate of (partitions × files) rows.
+    come from one aggregate of (partitions × files) rows. With ``hold`` (a list), the numbered rows are
+    persisted (and appended to it, to unpersist later), for inputs whose partitions could change
+    between two evaluations (a Spark DataFrame that comes out of a shuffle).
     """
     from pyspark.sql import functions as F
 
     df = df.withColumn("_pid", F.spark_partition_id()).withColumn("_mid", F.monotonically_increasing_id())
+    if hold is not None:
+        from pyspark import StorageLevel
+
+        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        hold.append(df)
     stats = df.groupBy("_pid", "_path").agg(F.count(F.lit(1)).alias("_n"), F.min("_mid").alias("_m0")).collect()
     per_file: dict = {}
     for r in stats:
@@ -255,6 +262,7 @@ class _Loader:
     def __init__(self, spark):
         self.spark = spark
         self.views: list[str] = []
+        self.held: list = []  # persisted Spark DataFrame inputs, numbered once
 
     def _register(self, df, name: str) -> SideInput:
         view = f"_me_spark_in{len(self.views)}_{id(self):x}"
@@ -268,6 +276,9 @@ class _Loader:
         for v in self.views:
             with contextlib.suppress(Exception):
                 self.spark.catalog.dropTempView(v)
+        for df in self.held:
+            with contextlib.suppress(Exception):
+                df.unpersist(blocking=False)
 
     # -- in memory -------------------------------------------------------------------------------
     def frame(self, df: pd.DataFrame, name: str | None = None, lines=None) -> SideInput:
@@ -298,7 +309,7 @@ class _Loader:
                 sdf = sdf.withColumn("_source", F.lit(name))
             return self._register(sdf, name)
         sdf = _number(self.spark, sdf.drop(*[c for c in _BOOKKEEPING if c in sdf.columns])
-                      .withColumn("_path", F.lit(name)), lambda p: name)
+                      .withColumn("_path", F.lit(name)), lambda p: name, hold=self.held)
         return self._register(sdf, name)
 
     # -- files ------------------------------------------------------------------------------------
@@ -552,8 +563,8 @@ def align_spark(reference, candidate, *, on: str | Sequence[str] = ("query_id", 
         A TREC qrels file (plain or ``.gz``) or a glob of them; a ``.csv/.tsv/.json/.jsonl/.parquet``
         file; a glob of Parquet files, or a folder of them (hive-partitioned or not); a remote path
         Spark reads (``hdfs://``, ``s3a://``: Parquet, CSV/TSV, JSON lines, qrels); a pandas or polars
-        DataFrame, a pyarrow Table, or a Spark DataFrame (its rows numbered in its order, unless it
-        has ``_rid`` and ``_line`` columns).
+        DataFrame, a pyarrow Table, or a Spark DataFrame (its rows numbered once in its partitions'
+        order and persisted for the alignment, unless it has ``_rid`` and ``_line`` columns).
     on : str or sequence of str
         Key column(s).
     labels : str or (str, str)
