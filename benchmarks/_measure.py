@@ -340,9 +340,11 @@ def machine_header(packages=("metaeval", "numpy", "pandas", "pyarrow", "duckdb",
 class Tee:
     """Write to stdout and, when a path is given, to a file as well."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, append: bool = False):
         self.path = path
-        self.fh = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115 - closed in close()
+        self.fh = open(path, "a" if append else "w", encoding="utf-8") if path else None  # noqa: SIM115 - closed in close()
+        if self.fh and append:
+            self.fh.write("\n" + "=" * 100 + "\n")
         self.stdout = sys.stdout
 
     def write(self, s):

@@ -66,12 +66,13 @@ def _report_dict(rep) -> dict:
             "n_pairs": int(rep.n_pairs)}
 
 
-def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apart=False):
+def job_align_kappa(steps, ref, cand, engine, n_resamples=N_RESAMPLES, read_apart=False, memory_limit_env=None):
     """Child job: align the two files with ``engine`` and compute the cluster kappa.
 
     ``engine``: "pandas" (the rows path, as before issue 11), "pandas-tables" (the pandas engine with
     ``by=("query_id",), rows=False``) or "duckdb" (``by=("query_id",), rows=False``).
 
+    ``memory_limit_env`` only records the METAEVAL_DUCKDB_MEMORY_LIMIT the parent set for this child.
     ``read_apart`` (pandas path and qrels files only, for profiling) reads the files with
     ``metaeval.read_qrels`` first, so reading and aligning are timed apart.
     """
@@ -116,6 +117,9 @@ def run(case_name, label, engine, paths, args, src=None, **extra):
     env = None
     if src is not None:               # an older metaeval source tree first on the path
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    if engine == "duckdb" and args.duckdb_memory_limit:
+        env = dict(env or os.environ, METAEVAL_DUCKDB_MEMORY_LIMIT=args.duckdb_memory_limit)
+        extra = {**extra, "memory_limit_env": args.duckdb_memory_limit}      # part of the job's identity (cache)
     job = m.run_job_cached(args.workdir / "jobs", f"{case_name} {label}", "bench_align", "job_align_kappa",
                            {"ref": str(paths[0]), "cand": str(paths[1]), "engine": engine,
                             "n_resamples": args.resamples, **extra},
@@ -296,6 +300,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reuse", action="store_true",
                     help="take a job's measurement from an earlier run of the same job (see "
                          "_measure.run_job_cached; the code it ran on is printed) instead of running it again")
+    ap.add_argument("--duckdb-memory-limit", default=None,
+                    help="set METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 3GB) for the DuckDB jobs; default: the engine's own")
+    ap.add_argument("--append", action="store_true", help="with --save: append to the file instead of replacing it")
     ap.add_argument("--no-steps", dest="steps", action="store_false", help="do not print the per-stage lines")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per job")
     ap.add_argument("--save", nargs="?", const=RESULTS, type=Path, default=None,
@@ -309,13 +316,15 @@ def main(argv=None) -> int:
     if args.workdir.resolve().is_relative_to(Path(__file__).resolve().parents[1]):
         ap.error("--workdir must be outside the repository")
 
-    tee = m.Tee(args.save)
+    tee = m.Tee(args.save, append=args.append)
     sys.stdout = tee
     try:
         print("bench_align: " + " ".join(["python benchmarks/bench_align.py", *(argv if argv is not None else sys.argv[1:])]))
         print(m.machine_header())
         if args.note:
             print(f"note: {args.note}")
+        print("DuckDB memory limit: " + (f"METAEVAL_DUCKDB_MEMORY_LIMIT={args.duckdb_memory_limit}"
+                                         if args.duckdb_memory_limit else "the engine's default"))
         print(f"data folder: {args.workdir}" + ("  (QUICK sizes: smoke run, targets not meaningful)" if args.quick else ""))
         verdicts = []
         for c in ("2m", "10m", "100m"):
