@@ -49,6 +49,8 @@ RESULT_PREFIX = "@@RESULT@@"
 
 _CHILD = r"""
 import sys
+# no current directory on the path: from the repository root it would shadow PYTHONPATH (--old-src)
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 sys.path.insert(0, sys.argv[1])
 import _measure
 _measure._child_main(sys.argv[2])
