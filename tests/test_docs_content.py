@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 # the pages written as prose with examples (docs-infra's generated pages are not listed here)
-PAGES = sorted(p for p in [DOCS / "getting-started.md", DOCS / "citing.md",
+PAGES = sorted(p for p in [DOCS / "getting-started.md", DOCS / "citing.md", DOCS / "scale.md",
                            *DOCS.glob("guide/*.md"), *DOCS.glob("statistics/*.md")] if p.exists())
 
 _FENCE = re.compile(r"^(?P<fence>`{3,})(?P<lang>[\w{}-]*)[^\n]*\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)

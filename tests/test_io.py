@@ -497,3 +497,13 @@ def frames_from_readers_concatenate_test():
     assert len(both) == 25
     q = datasets.load("trec_dl_like").qrels_human
     assert len(pd.concat([q.iloc[:5], q.iloc[5:9]])) == 9
+
+
+def write_table_parquet_of_a_reader_frame_test(tmp_path):
+    # a reader's frame carries its line numbers in attrs; Parquet metadata cannot hold them (it raised
+    # "LineNumbers is not JSON serializable"); the rows round-trip and the frame keeps its attrs
+    q = metaeval.datasets.load("trec_dl_like").qrels_human
+    metaeval.write_table(q, tmp_path / "q.parquet")
+    back = pd.read_parquet(tmp_path / "q.parquet")
+    pd.testing.assert_frame_equal(back, q.reset_index(drop=True), check_dtype=False)
+    assert "lines" in q.attrs

@@ -1189,6 +1189,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, float_format: str 
     path.parent.mkdir(parents=True, exist_ok=True)
     fmt = _table_format(str(path), None)
     if fmt == "parquet":
+        df = df.copy(deep=False)
+        df.attrs = {}          # a reader's line numbers are not Parquet metadata
         df.to_parquet(path, index=False)
     elif fmt in ("csv", "tsv"):
         df.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, float_format=float_format,

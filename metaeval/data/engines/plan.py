@@ -81,6 +81,8 @@ class Dialect:
         An SQL text expression → a DOUBLE, NULL where it is not a number.
     intdiv : callable
         ``(a, b)`` → the integer quotient of two non-negative BIGINT expressions.
+    isinf : callable
+        A DOUBLE expression → true where it is infinite (Spark SQL has no ``isinf``).
     """
 
     name: str
@@ -90,6 +92,7 @@ class Dialect:
     matches: Callable[[str, str], str]
     try_double: Callable[[str], str]
     intdiv: Callable[[str, str], str]
+    isinf: Callable[[str], str]
 
 
 def _duck_literal(s: str) -> str:
@@ -111,14 +114,16 @@ DUCKDB = Dialect(
                      f"THEN trim({e}, {_duck_literal(_WHITESPACE)}) ELSE {e} END"),
     matches=lambda e, p: f"regexp_matches({e}, {_duck_literal(p)})",
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
-    intdiv=lambda a, b: f"({a} // {b})")
+    intdiv=lambda a, b: f"({a} // {b})",
+    isinf=lambda e: f"isinf({e})")
 
 SPARK = Dialect(
     name="spark", text="STRING", literal=_spark_literal,
     strip=lambda e: f"trim(BOTH {_spark_literal(_WHITESPACE)} FROM {e})",
     matches=lambda e, p: f"({e} RLIKE {_spark_literal(p)})",
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
-    intdiv=lambda a, b: f"({a} DIV {b})")
+    intdiv=lambda a, b: f"({a} DIV {b})",
+    isinf=lambda e: f"(abs({e}) = CAST('Infinity' AS DOUBLE))")
 
 
 class Executor(Protocol):
@@ -569,7 +574,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         if cols[c] == "float":
             qc = q(c)
             bad = ex.rows(f"SELECT count(*) FROM {s.view} WHERE {qc} IS NOT NULL AND NOT isnan({qc}) "
-                          f"AND ({qc} <> floor({qc}) OR isinf({qc}))")[0][0]
+                          f"AND ({qc} <> floor({qc}) OR {p.d.isinf(qc)})")[0][0]
             integral[c] = int(bad) == 0
     key_sel = ", ".join(f"{p.key_expr(c, cols[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
     lab_num, lab_bad = p.label_exprs(lab, cols[lab])

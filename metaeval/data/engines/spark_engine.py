@@ -123,14 +123,6 @@ def _qi(name: str) -> str:
 # the plan's executor
 # --------------------------------------------------------------------------------------------
 
-_ISINF = re.compile(r"\bisinf\(([^()]*)\)")
-
-
-def _adapt(sql: str) -> str:
-    """What the plan's Spark dialect does not say yet: Spark SQL has no ``isinf``."""
-    return _ISINF.sub(r"(abs(\1) = CAST('Infinity' AS DOUBLE))", sql)
-
-
 class _SparkExec:
     """The :class:`~metaeval.data.engines.plan.Executor` over a SparkSession: a table the plan
     materializes is a persisted temporary view (memory, spilling to disk; filled by the first query
@@ -143,7 +135,7 @@ class _SparkExec:
         self.held = {}
 
     def _sql(self, sql):
-        return self.spark.sql(_adapt(sql))
+        return self.spark.sql(sql)
 
     def materialize(self, name, select):
         from pyspark import StorageLevel
