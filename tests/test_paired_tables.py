@@ -424,3 +424,14 @@ def row_cluster_codes_keep_np_unique_order_test(dtype):
     np.testing.assert_array_equal(p.table(cluster="grp"), expect)
     _same_estimate(me.cohen_kappa(p, cluster="grp", n_resamples=B, rng=3),
                    me.cohen_kappa(table=expect, scale=p.scale, n_resamples=B, rng=3))
+
+
+def test_group_values_are_text_on_every_engine():
+    # found by H-duckdb: a candidate metadata column with unjudged fills kept raw values (floats, NaN)
+    # in the pandas cells while DuckDB gave text and None; both now go through alignment.group_text
+    ref = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "relevance": [0, 1, 2]})
+    cand = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [0, 1], "length": [100, 27]})
+    a = me.align(ref, cand, unjudged=0, engine="pandas", by="length", rows=False).cells
+    b = me.align(ref, cand, unjudged=0, engine="duckdb", by="length", rows=False).cells
+    pd.testing.assert_frame_equal(a, b)
+    assert a["length"].tolist() == ["100", "27", None]

@@ -443,6 +443,34 @@ def _default_by(on, by):
     return by
 
 
+def group_text(values) -> pd.Series:
+    """Group values as every engine keeps them in the cells: text, missing values as None.
+
+    Text stays as it is; an integer ``100`` becomes ``"100"``, a float ``100.0`` becomes ``"100.0"``
+    (``str()`` of the value, as SQL engines cast a number to text); NaN and None become None.
+
+    Parameters
+    ----------
+    values : array-like
+        One group column.
+
+    Returns
+    -------
+    pandas.Series of object
+
+    Examples
+    --------
+    >>> group_text([100, 27.5, None, "q1", float("nan"), 3.0]).tolist()
+    ['100', '27.5', None, 'q1', None, '3.0']
+    """
+    v = pd.Series(values)
+    if v.dtype.kind in "iub":
+        return v.astype(str).astype(object)
+    out = [None if (x is None or (not isinstance(x, str) and pd.isna(x))) else
+           (x if isinstance(x, str) else str(x.item() if isinstance(x, np.generic) else x)) for x in v]
+    return pd.Series(out, dtype=object, index=v.index)
+
+
 def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("reference", "candidate")
            ) -> pd.DataFrame:
     """Rows of pairs → ``*by, *labels, n``: the number of rows of each group and label combination.
@@ -451,10 +479,7 @@ def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("refe
     labels stay float; only combinations with ``n > 0``, sorted by all columns but ``n``.
     """
     by, labels = list(by), list(labels)
-    cols = {}
-    for c in by:
-        v = data[c]
-        cols[c] = v if v.dtype == object or isinstance(v.dtype, pd.StringDtype) else v.astype(str)
+    cols = {c: group_text(data[c]) for c in by}
     for c in labels:
         cols[c] = data[c].to_numpy(dtype=float)
     frame = pd.DataFrame(cols, copy=False)
@@ -466,8 +491,8 @@ def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("refe
         return out
     out = frame.groupby(by + labels, sort=True, dropna=False, observed=True).size().reset_index(name="n")
     out["n"] = out["n"].astype(np.int64)
-    for c in by:
-        out[c] = out[c].astype(object)
+    for c in by:  # groupby turned a missing group value into NaN
+        out[c] = pd.Series(group_text(out[c].astype(object)).to_numpy(), dtype=object, index=out.index)
     return out
 
 

@@ -399,7 +399,7 @@ def run_plan(ex: Executor, sides: Sequence[SideInput], *, on, labels, scale: Sca
 
 def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusal_flag, refusal_value, refusals,
          unjudged, names, by, rows):
-    from ..alignment import AlignmentReport
+    from ..alignment import AlignmentReport, group_text
 
     ex, q = p.ex, p.q
     sides = list(sides)
@@ -492,9 +492,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
 
     def _cells(frame):
         out = frame.rename(columns=dict(zip(gcols, by)))
-        for c in by:
-            out[c] = out[c].astype(object).where(out[c].notna(), None)
-            out[c] = [None if v is None else (v if isinstance(v, str) else _text(v)) for v in out[c]]
+        for c in by:  # one rule for group values on every engine
+            out[c] = group_text(out[c].astype(object)).to_numpy()
         out = out.groupby(list(by) + ["reference", "candidate"], sort=False, dropna=False)["n"].sum().reset_index() \
             if len(out) else out
         out = out.sort_values(list(by) + ["reference", "candidate"], kind="stable", na_position="last")
@@ -538,12 +537,6 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         row_frame, unj_rows = _rows(p, sides, k, on, keys, labels, names, fill, unjudged)
     return AlignmentCounts(report=report, on=on, by=by, cells=cells, scale=scale, names=names,
                            rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
-
-
-def _text(v) -> str:
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(float(v))
-    return str(v)
 
 
 def _columns_ok(s: SideInput, on, lab) -> bool:
