@@ -40,6 +40,11 @@ __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 #: variable ``METAEVAL_DUCKDB_MEMORY_LIMIT`` (e.g. ``4GB``; it also reaches ``metaeval.align``).
 DEFAULT_MEMORY_LIMIT = "1500MB"
 
+#: Rows (of both sides) per pass of the group-by that pairs the keys: larger inputs are grouped in
+#: passes over hash partitions of the keys (H-duck100, issue #11: one pass over 2 x 100M Parquet rows ran
+#: out of memory at a 1.5 GB and a 3 GB limit).
+GROUP_ROWS = 30_000_000
+
 _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
               ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -50,11 +55,29 @@ class _Duck:
 
     dialect = DUCKDB
 
-    def __init__(self, con):
+    def __init__(self, con, temp: bool = True):
         self.con = con
+        # the engine's own connection is a database file in its spill folder: its tables are then
+        # compressed and held by the buffer manager, which writes them out under the memory limit
+        # (TEMP tables live in an in-memory catalog)
+        self.kind = "TEMP TABLE" if temp else "TABLE"
+        self.own = not temp
+        #: rows per pass of the plan's group-by over both sides (see ``plan._group``)
+        self.group_rows = int(os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS", GROUP_ROWS))
 
     def materialize(self, name, select):
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {select}")
+        self.con.execute(f"CREATE OR REPLACE {self.kind} {name} AS {select}")
+
+    def append(self, name, select):
+        self.con.execute(f"INSERT INTO {name} {select}")
+
+    def order_matters(self, yes: bool):
+        """Whether DuckDB must keep the rows in order: not while the plan works on rows that carry their
+        numbers (``_rid``; DuckDB then neither buffers nor orders what it writes), but again where it
+        reads an input view, whose numbers may come from ``row_number() OVER ()``. Only on the engine's
+        own connection (a user's connection keeps its settings)."""
+        if self.own:
+            self.con.execute(f"SET preserve_insertion_order = {'true' if yes else 'false'}")
 
     def rows(self, sql):
         return self.con.execute(sql).fetchall()
@@ -415,7 +438,8 @@ def _qi(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def connect(*, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None):
+def connect(*, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None,
+            database: str = ":memory:"):
     """A DuckDB connection set up as the engine uses it (memory limit, spill folder, all cores).
 
     Parameters
@@ -427,6 +451,8 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
         Worker threads (default: the machine's cores).
     temp_directory : str, optional
         Where DuckDB spills (default: a new folder under :func:`tempfile.gettempdir`).
+    database : str
+        The database: ``":memory:"`` or a file (the engine uses a file in its spill folder).
 
     Returns
     -------
@@ -442,7 +468,7 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     import duckdb
 
     tmp = temp_directory or tempfile.mkdtemp(prefix="metaeval-duckdb-")
-    con = duckdb.connect(":memory:", config={
+    con = duckdb.connect(database, config={
         "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
     con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
@@ -528,13 +554,14 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
     tmp = None
     if own:
         tmp = tempfile.mkdtemp(prefix="metaeval-duckdb-")
-        con = connect(memory_limit=memory_limit, threads=threads, temp_directory=tmp)
+        con = connect(memory_limit=memory_limit, threads=threads, temp_directory=tmp,
+                      database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
     loader = _Loader(con)
     try:
         sides = [loader.load(reference), loader.load(candidate)]
-        return run_plan(_Duck(con), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
+        return run_plan(_Duck(con, temp=not own), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
                         duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
                         refusals=refusals, unjudged=unjudged, names=names, by=by, rows=rows, quote=_qi)
     finally:

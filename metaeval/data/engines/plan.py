@@ -456,6 +456,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         if built[si] is None and _columns_ok(s, on, lab):
             built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
                                refusals, by_meta[si])
+    _order_matters(ex, False)  # every row has its number now: the engine may reorder them
     # the reference side's checks (errors in the pandas path's order: labels, out of scale, conflicts),
     # then the candidate's; the duplicates of both sides are resolved by one group-by over both (over
     # the reference alone when the candidate lacks a column: its error comes after the reference's)
@@ -534,9 +535,16 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         n_pairs=n_both)
     row_frame = unj_rows = None
     if rows:
+        _order_matters(ex, True)
         row_frame, unj_rows = _rows(p, sides, k, on, keys, labels, names, fill, unjudged)
     return AlignmentCounts(report=report, on=on, by=by, cells=cells, scale=scale, names=names,
                            rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
+
+
+def _order_matters(ex, yes: bool):
+    """Tell an engine that can relax row order whether it matters (see ``_Duck.order_matters``)."""
+    if hasattr(ex, "order_matters"):
+        ex.order_matters(yes)
 
 
 def _columns_ok(s: SideInput, on, lab) -> bool:
@@ -643,6 +651,7 @@ def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusa
 
     # -- a label that is not a number -----------------------------------------------------------
     if nbad:
+        _order_matters(ex, True)  # the input view is read again: its row numbers need the order
         rid, line, src = ex.rows(f"SELECT _rid, _line, _source FROM {b} WHERE _bad ORDER BY _rid LIMIT 1")[0]
         value = ex.rows(f"SELECT {q(lab)} FROM {s.view} WHERE _rid = {int(rid)}")[0][0]
         raise InputError(f"{lab} is not a number: {value!r} ({nbad} such row(s))", source=src,
@@ -747,8 +756,23 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
                 outer.append(f"CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END AS {m}")
             else:
                 outer.append(f"{q('_mf_' + c)} AS {m}")
-    return p.table("g", f"SELECT {klist}, {', '.join(outer)} FROM (SELECT {klist}, {', '.join(aggs)} "
-                        f"FROM ({src}) t GROUP BY {klist}) g0")
+    def select(where):
+        return (f"SELECT {klist}, {', '.join(outer)} FROM (SELECT {klist}, {', '.join(aggs)} "
+                f"FROM ({src}) t{where} GROUP BY {klist}) g0")
+
+    # an engine that can append (DuckDB) groups a large input in passes, each over the keys of one
+    # hash partition: a pass's groups fit in memory (one group-by over 200M rows of string keys ran
+    # out of memory at a 3 GB limit, spilling or not)
+    n_rows = sum(b[1]["n"] - sum(b[1]["fates"].values()) for b in present)
+    per_pass = getattr(p.ex, "group_rows", None)
+    passes = 1 if not per_pass or not hasattr(p.ex, "append") else max(1, -(-n_rows // int(per_pass)))
+    if passes == 1:
+        return p.table("g", select(""))
+    part = f"(hash({klist}) % {passes})"
+    name = p.table("g", select(f" WHERE {part} = 0"))
+    for i in range(1, passes):
+        p.ex.append(name, select(f" WHERE {part} = {i}"))
+    return name
 
 
 def _dups(p: _Plan, g, b, si, side, keys, duplicates, counts, notes, conflict_rows):
