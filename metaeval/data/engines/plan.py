@@ -541,6 +541,15 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                            rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
 
 
+#: Hash partitions of the keys the rows carry for a group-by in passes (the passes take them modulo).
+_PARTS = 720720
+
+
+def _passes_ok(ex) -> bool:
+    """Whether the engine groups large inputs in passes (it sets ``group_rows`` and can append)."""
+    return bool(getattr(ex, "group_rows", None)) and hasattr(ex, "append")
+
+
 def _order_matters(ex, yes: bool):
     """Tell an engine that can relax row order whether it matters (see ``_Duck.order_matters``)."""
     if hasattr(ex, "order_matters"):
@@ -607,8 +616,10 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     step3 = f"SELECT *, {lab2} AS _lab2 FROM ({step2}) t2"
     step4 = f"SELECT *, {pre} AS _pre FROM ({step3}) t3"
     step5 = f"SELECT *, {oos} AS _oos FROM ({step4}) t4"
+    # an engine that groups in passes (DuckDB) gets each row's hash partition of its keys here, once
+    part = f", CAST(hash({', '.join(keys)}) % {_PARTS} AS INTEGER) AS _p" if _passes_ok(ex) else ""
     step6 = (f"SELECT _rid, _line, _source, {', '.join(keys)}, _bad, _ref, _oos, _chk, _lab2, {lab3} AS _lab3, "
-             f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols} FROM ({step5}) t5")
+             f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols}{part} FROM ({step5}) t5")
     # held as a table: a view is evaluated again by every query, with its expressions inlined (DuckDB:
     # a group-by over the view of 5M Parquet rows took 3x the table's time)
     b = p.table(f"s{si}_b", step6) if s.materialize else p.view(f"s{si}_b", step6)
@@ -698,7 +709,8 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
         if built[si] is None:
             continue
         mcols = "".join(f", {q('_m_' + c) if sj == si else 'NULL'} AS {q('_m_' + c)}" for sj, c in metas)
-        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{mcols} FROM {built[si][0]} WHERE _fate IS NULL")
+        pcol = ", _p" if _passes_ok(p.ex) else ""
+        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{pcol}{mcols} FROM {built[si][0]} WHERE _fate IS NULL")
     union = " UNION ALL ".join(parts)
     aggs, outer = [], []
     coded = 0 < len(labels_all) <= 62 and int(max_rid) < 2 ** 56
@@ -765,10 +777,10 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
     # out of memory at a 3 GB limit, spilling or not)
     n_rows = sum(b[1]["n"] - sum(b[1]["fates"].values()) for b in present)
     per_pass = getattr(p.ex, "group_rows", None)
-    passes = 1 if not per_pass or not hasattr(p.ex, "append") else max(1, -(-n_rows // int(per_pass)))
+    passes = 1 if not _passes_ok(p.ex) else min(_PARTS, max(1, -(-n_rows // int(per_pass))))
     if passes == 1:
         return p.table("g", select(""))
-    part = f"(hash({klist}) % {passes})"
+    part = f"(_p % {passes})"
     name = p.table("g", select(f" WHERE {part} = 0"))
     for i in range(1, passes):
         p.ex.append(name, select(f" WHERE {part} = {i}"))
