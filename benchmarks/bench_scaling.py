@@ -24,9 +24,9 @@ is printed apart.
 Result on this project's machine (2 shared cores, 2026-12-01, benchmarks/results/bench_scaling.txt),
 1M / 3M / 10M rows per side: DuckDB 1.9 / 4.4 / 16.0 s, peak 0.91 / 1.72 / 1.71 GB (time slope 0.93,
 memory slope 0.28: the memory is capped by DuckDB's memory limit, 1.5 GB); pandas 2.2 / 6.7 / 29.3 s,
-peak 0.78 / 1.84 / 5.03 GB (time slope 1.13, memory slope 0.82). At 100M the DuckDB engine ran out of
-memory (bench_align.py case c), and the pandas path would need ~33 GB by its slope (more than the
-machine has); so 100M is not in the table.
+peak 0.78 / 1.84 / 5.03 GB (time slope 1.13, memory slope 0.82). 100M is not in this run: the DuckDB engine
+ran out of memory there until c1c8bdd; on c1c8bdd bench_align.py case c took 9.2 min and 1.77 GB (a time
+slope of about 1.5 from 10M). The pandas path would need ~33 GB by its slope (more than the machine has).
 """
 
 from __future__ import annotations
