@@ -422,3 +422,16 @@ def run_alignment_dispatch_test(pairs):
     # metaeval.align with engine="duckdb" returns the tables of the same pairs
     t = me.align(r, c, engine="duckdb", by="query_id", **kw)
     assert int(t.cells["n"].sum()) == int(a.cells["n"].sum())
+
+
+def test_connect_removes_its_own_spill_folder_at_exit(tmp_path):
+    # connect() without temp_directory made a /tmp/metaeval-duckdb-* folder that was never removed
+    # (H-bench found dozens); it is removed when the process exits
+    import subprocess
+    import sys
+
+    code = ("import tempfile; tempfile.tempdir = %r\n"
+            "from metaeval.data.engines.duckdb_engine import connect\n"
+            "c = connect(threads=1); c.execute('select 1').fetchall(); c.close()\n") % str(tmp_path)
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert not list(tmp_path.glob("metaeval-duckdb-*"))

@@ -13,6 +13,7 @@ instead, so that errors carry the same messages (file, line, text) and odd files
 
 from __future__ import annotations
 
+import atexit
 import csv
 import glob as globmod
 import mmap
@@ -450,7 +451,8 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     threads : int, optional
         Worker threads (default: the machine's cores).
     temp_directory : str, optional
-        Where DuckDB spills (default: a new folder under :func:`tempfile.gettempdir`).
+        Where DuckDB spills (default: a new folder under :func:`tempfile.gettempdir`, removed when
+        the process exits).
     database : str
         The database: ``":memory:"`` or a file (the engine uses a file in its spill folder).
 
@@ -467,7 +469,10 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     """
     import duckdb
 
-    tmp = temp_directory or tempfile.mkdtemp(prefix="metaeval-duckdb-")
+    tmp = temp_directory
+    if tmp is None:  # a folder of our own: removed at exit (DuckDB may still spill into it until then)
+        tmp = tempfile.mkdtemp(prefix="metaeval-duckdb-")
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     con = duckdb.connect(database, config={
         "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
