@@ -430,8 +430,8 @@ def test_connect_removes_its_own_spill_folder_at_exit(tmp_path):
     import subprocess
     import sys
 
-    code = ("import tempfile; tempfile.tempdir = %r\n"
+    code = (f"import tempfile; tempfile.tempdir = {str(tmp_path)!r}\n"
             "from metaeval.data.engines.duckdb_engine import connect\n"
-            "c = connect(threads=1); c.execute('select 1').fetchall(); c.close()\n") % str(tmp_path)
+            "c = connect(threads=1); c.execute('select 1').fetchall(); c.close()\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert not list(tmp_path.glob("metaeval-duckdb-*"))
