@@ -222,3 +222,12 @@ def agreement_by_groups_and_warns_on_small_groups_test():
     sub = p.subset(p.data["query_id"].to_numpy() == "big")
     assert big == pytest.approx(me.cohen_kappa(sub, ci_method="analytic").estimate, abs=1e-12)
     assert np.isnan(f[(f["query_id"] == "flat") & (f["statistic"] == "cohen_kappa")]["estimate"].item())
+
+
+def refusals_true_is_refused_by_every_engine_test():
+    # align and the SQL plan now share one set of argument checks (engines.plan.check_policies);
+    # before, align took refusals=True as the label 1 while the DuckDB and Spark engines refused it
+    ref = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
+    for engine in ("pandas", "duckdb"):
+        with pytest.raises(ValueError, match="refusals must be"):
+            me.align(ref, ref, refusals=True, engine=engine)

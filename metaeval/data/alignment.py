@@ -43,8 +43,6 @@ FATES = ("matched", "unmatched", "unjudged", "unjudged_filled", "duplicate_ident
          "duplicate_conflict", "missing_key", "missing_label", "out_of_scale_dropped",
          "out_of_scale_missing", "refusal_dropped")
 
-_DUP_POLICIES = ("error", "first", "last", "majority", "mean")
-_OOS_POLICIES = ("error", "clip", "drop", "missing")
 
 
 @dataclass
@@ -1281,20 +1279,10 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     0        1        0.0        1.0  1
     1        1        2.0        2.0  1
     """
-    on = (on,) if isinstance(on, str) else tuple(on)
-    if not on:
-        raise ValueError("on must name at least one key column")
-    if duplicates not in _DUP_POLICIES:
-        raise ValueError(f"duplicates must be one of {_DUP_POLICIES}, got {duplicates!r}")
-    if out_of_scale not in _OOS_POLICIES:
-        raise ValueError(f"out_of_scale must be one of {_OOS_POLICIES}, got {out_of_scale!r}")
-    if not (refusals in ("keep", "drop") or isinstance(refusals, (int, float))):
-        raise ValueError(f"refusals must be 'keep', 'drop' or a label, got {refusals!r}")
-    if not (unjudged in ("drop", "keep") or isinstance(unjudged, (int, float))):
-        raise ValueError(f"unjudged must be 'drop', 'keep' or a label, got {unjudged!r}")
-    names = tuple(names)
-    if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"names must be two distinct strings, got {names!r}")
+    from .engines.plan import check_policies
+
+    # one set of argument checks for every engine
+    on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label)
     if not isinstance(engine, str) or engine not in _ENGINES:
         raise InputError(f"unknown engine {engine!r}", source="<align>", expected=f"one of {', '.join(_ENGINES)}")
     if rows is not None and not isinstance(rows, (bool, np.bool_)):
@@ -1306,7 +1294,6 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
             raise InputError(f"spark= (a SparkSession) applies to engine='spark', not engine={engine!r}",
                              source="<align>", fix="drop spark=, or pass engine='spark'")
     by = _default_by(on, by)
-    labels = (label, label) if isinstance(label, str) else tuple(label)
 
     from . import engines as _engines
 

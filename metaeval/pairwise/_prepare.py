@@ -284,15 +284,7 @@ def drop_self_battles(df):
 
 def invalid_cells(df, invalid, what="battle"):
     """:func:`drop_or_tie_invalid` for an aggregated (or coded) frame; returns (frame, n_invalid)."""
-    inv = (df["code"] == INV).to_numpy()
-    n_inv = int(weight(df)[inv].sum())
-    if invalid == "drop":
-        df = df[~inv].reset_index(drop=True)
-    elif invalid == "tie":
-        df = df.copy()
-        df.loc[inv, "code"] = T
-    warn_invalid(n_inv, invalid, what)
-    return df, n_inv
+    return drop_or_tie_invalid(df, invalid, what, counts=weight(df))
 
 
 def present_models(df, names):
@@ -351,10 +343,13 @@ def warn_invalid(n_invalid, policy, what):
                       f"counted with invalid={policy!r}", MetaevalWarning, stacklevel=_user_stacklevel())
 
 
-def drop_or_tie_invalid(df, invalid, what="battle"):
-    """Apply ``invalid="drop"`` (rows left out) or ``"tie"`` (a plain tie); returns (frame, n_invalid)."""
+def drop_or_tie_invalid(df, invalid, what="battle", *, counts=None):
+    """Apply ``invalid="drop"`` (rows left out) or ``"tie"`` (a plain tie); returns (frame, n_invalid).
+
+    ``counts``: battles per row (an aggregated frame's ``n``); default one each.
+    """
     inv = (df["code"] == INV).to_numpy()
-    n_inv = int(inv.sum())
+    n_inv = int(inv.sum()) if counts is None else int(np.asarray(counts)[inv].sum())
     if invalid == "drop":
         df = df[~inv].reset_index(drop=True)
     elif invalid == "tie":
