@@ -182,7 +182,7 @@ class _Loader:
         self.con.register(view + "_t", table)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
                          f"FROM {view}_t")
-        return SideInput(view, name, _columns(self.con, view))
+        return SideInput(view, name, _columns(self.con, view), materialize=False)
 
     def relation(self, rel, name: str) -> SideInput:
         view = self._view()
@@ -196,7 +196,7 @@ class _Loader:
                          f"FROM {view}_r) t")
         cols = _columns(self.con, view)
         cols.pop("_n", None)
-        return SideInput(view, name, cols)
+        return SideInput(view, name, cols, materialize=False, stable_rid=False)
 
     # -- files ---------------------------------------------------------------------------------------
     def path(self, source) -> SideInput:
@@ -259,7 +259,7 @@ class _Loader:
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
             raise
-        return SideInput(view, name, cols)
+        return SideInput(view, name, cols, materialize=False)
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)
@@ -272,7 +272,8 @@ class _Loader:
             f"FROM {p.view}" for i, p in enumerate(parts))
         view = self._view()
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {sel}")
-        return SideInput(view, name, _columns(self.con, view))
+        return SideInput(view, name, _columns(self.con, view), materialize=False,
+                         stable_rid=all(p.stable_rid for p in parts))
 
     def csv(self, name: str, sep: str) -> SideInput | None:
         """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it."""
@@ -313,7 +314,7 @@ class _Loader:
             return None
         if n == 0:
             return None
-        return SideInput(view, name, _columns(self.con, view))
+        return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False)
 
     def qrels(self, name: str) -> SideInput:
         """TREC qrels text read by DuckDB, with line numbers by position.
@@ -359,7 +360,8 @@ class _Loader:
                         f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
                         f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
                     return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
-                                     check="_bad_line", expect_rows=n_lines, fallback=fallback)
+                                     check="_bad_line", expect_rows=n_lines, fallback=fallback,
+                                     materialize=False, stable_rid=False)
                 except Exception:
                     pass
         # any other file, plain or gzipped: lines, split by a regular expression; blank lines are
@@ -378,7 +380,7 @@ class _Loader:
         except Exception:
             return fallback()
         return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
-                         check="_bad_line", fallback=fallback)
+                         check="_bad_line", fallback=fallback, materialize=False, stable_rid=False)
 
     def load(self, source) -> SideInput:
         if isinstance(source, pd.DataFrame):

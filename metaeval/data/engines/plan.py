@@ -83,6 +83,8 @@ class Dialect:
         ``(a, b)`` → the integer quotient of two non-negative BIGINT expressions.
     isinf : callable
         A DOUBLE expression → true where it is infinite (Spark SQL has no ``isinf``).
+    hash64 : callable
+        A list of SQL expressions → a 64-bit hash of them (DuckDB ``hash``, Spark ``xxhash64``).
     """
 
     name: str
@@ -93,6 +95,7 @@ class Dialect:
     try_double: Callable[[str], str]
     intdiv: Callable[[str, str], str]
     isinf: Callable[[str], str]
+    hash64: Callable[[Sequence[str]], str]
 
 
 def _duck_literal(s: str) -> str:
@@ -115,7 +118,8 @@ DUCKDB = Dialect(
     matches=lambda e, p: f"regexp_matches({e}, {_duck_literal(p)})",
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
     intdiv=lambda a, b: f"({a} // {b})",
-    isinf=lambda e: f"isinf({e})")
+    isinf=lambda e: f"isinf({e})",
+    hash64=lambda es: f"hash({', '.join(es)})")
 
 SPARK = Dialect(
     name="spark", text="STRING", literal=_spark_literal,
@@ -123,7 +127,8 @@ SPARK = Dialect(
     matches=lambda e, p: f"({e} RLIKE {_spark_literal(p)})",
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
     intdiv=lambda a, b: f"({a} DIV {b})",
-    isinf=lambda e: f"(abs({e}) = CAST('Infinity' AS DOUBLE))")
+    isinf=lambda e: f"(abs({e}) = CAST('Infinity' AS DOUBLE))",
+    hash64=lambda es: f"xxhash64({', '.join(es)})")
 
 
 class Executor(Protocol):
@@ -200,8 +205,13 @@ class SideInput:
     fallback : callable, optional
         Returns the side read another way (see ``check``).
     materialize : bool
-        Hold the side's prepared rows as a table (the default; faster in DuckDB even for Parquet) or
-        as a view over the input (an engine that caches views may prefer it).
+        Hold the side's prepared rows as a table (the default; Spark's tables are cached views) or
+        read them through a view over the input (DuckDB: the common case reads each side twice, once
+        for its counts and once for the key group-by, which is cheaper than writing the rows).
+    stable_rid : bool
+        Whether ``_rid`` is a stored column (Parquet row numbers, a frame's positions) rather than the
+        order in which the engine reads the input (``row_number() OVER ()``): views over the latter
+        are only read with the engine keeping rows in order.
     """
 
     view: str
@@ -211,6 +221,7 @@ class SideInput:
     expect_rows: int | None = None
     fallback: Callable[[], SideInput] | None = None
     materialize: bool = True
+    stable_rid: bool = True
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
@@ -456,21 +467,14 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         if built[si] is None and _columns_ok(s, on, lab):
             built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
                                refusals, by_meta[si])
-    _order_matters(ex, False)  # every row has its number now: the engine may reorder them
+    # every row has its number now: the engine may reorder them (unless a view numbers them as it reads)
+    _order_matters(ex, not all(s.materialize or s.stable_rid for s in sides))
     # the reference side's checks (errors in the pandas path's order: labels, out of scale, conflicts),
     # then the candidate's; the duplicates of both sides are resolved by one group-by over both (over
     # the reference alone when the candidate lacks a column: its error comes after the reference's)
     _side(p, sides[0], 0, names[0], lab_=labels[0], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
           counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[0])
-    g = _group(p, built, keys, by_meta, duplicates)
-    adjust = [_dups(p, g, built[0][0], 0, names[0], keys, duplicates, counts, notes, conflict_rows)]
-    _check_columns(sides[1], on, labels[1])
-    _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
-          counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
-    adjust.append(_dups(p, g, built[1][0], 1, names[1], keys, duplicates, counts, notes, conflict_rows))
-    k = _final(p, g, adjust, keys, by_meta)
-
-    # -- the outer join is the group-by's: counted per group and label pair in one pass --------------
+    # -- the outer join is the group-by's: counted per group and label pair ------------------------------
     fill = None if isinstance(unjudged, str) else _double(unjudged)
     group_exprs = [keys[on.index(c)] if c in on else q("_m_" + c) for c in by]
     cat = "CASE WHEN _n0 = 0 THEN 'right' WHEN _n1 = 0 THEN 'left' ELSE 'both' END"
@@ -478,7 +482,41 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                     + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
     gcols = [f"_g{i}" for i in range(len(by))]
     grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
-    agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {k}) t GROUP BY {grouped}")
+    agg = None
+    if not rows:
+        # the common case first: the key group-by streamed straight into the counts per group and label
+        # pair (no table of the keys), on a hash of the keys; the duplicates it finds are identical
+        # repeats. Conflicting labels (their examples, the policies) or a collision of the hash take the
+        # exact path below, which holds the key table.
+        hashed = [keys[on.index(c)] for c in by if c in on]
+        fused = ex.frame(
+            f"SELECT {grouped}, count(*) AS n, max(_conf0) AS _c0, max(_conf1) AS _c1, max(_coll) AS _coll, "
+            f"CAST(sum(_n0) AS BIGINT) AS _s0, CAST(sum(_n1) AS BIGINT) AS _s1 FROM (SELECT {sel}, _conf0, _conf1, "
+            f"_coll, _n0, _n1 FROM ({_group(p, built, keys, by_meta, duplicates, hashed=hashed)}) g) t "
+            f"GROUP BY {grouped}")
+        if not (fused["_c0"].fillna(False).astype(bool).any() or fused["_c1"].fillna(False).astype(bool).any()
+                or fused["_coll"].fillna(False).astype(bool).any()):
+            n_keys = fused["n"].astype(np.int64)
+            m_ = fused["_m"].to_numpy()
+            for si, absent in ((0, "right"), (1, "left")):
+                ident = int(fused[f"_s{si}"].fillna(0).astype(np.int64).sum()) - int(n_keys[m_ != absent].sum())
+                if ident:
+                    counts[(names[si], "duplicate_identical")] = ident
+                if si == 0:  # the candidate's checks come after the reference's duplicates
+                    _check_columns(sides[1], on, labels[1])
+                    _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale,
+                          refusals=refusals, counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input,
+                          built=built[1])
+            agg = fused[gcols + ["reference", "candidate", "_m", "n"]].copy()
+    if agg is None:
+        g = _group(p, built, keys, by_meta, duplicates)
+        adjust = [_dups(p, g, built[0][0], 0, names[0], keys, duplicates, counts, notes, conflict_rows)]
+        _check_columns(sides[1], on, labels[1])
+        _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
+              counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
+        adjust.append(_dups(p, g, built[1][0], 1, names[1], keys, duplicates, counts, notes, conflict_rows))
+        k = _final(p, g, adjust, keys, by_meta)
+        agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {k}) t GROUP BY {grouped}")
     agg["n"] = agg["n"].astype(np.int64)
     m = agg["_m"].to_numpy()
     n_both = int(agg.loc[m == "both", "n"].sum())
@@ -574,8 +612,9 @@ def _check_columns(s: SideInput, on, lab):
 
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
            by_meta):
-    """Materialize a side's rows with their keys, labels and first fates (one pass over the input);
-    returns (table, stats) with stats ``n, bad, ref, oos, check`` (rows the fast reader did not vouch for)."""
+    """A side's rows with their keys, labels and first fates, as a table (``s.materialize``) or a view,
+    and its counts (one pass over the input); returns (table or view, stats) with stats ``n, bad, ref,
+    oos, check`` (rows the fast reader did not vouch for)."""
     ex, q = p.ex, p.q
     cols = s.columns
     # integral float key columns become integer text, as in the pandas path
@@ -586,58 +625,73 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
             bad = ex.rows(f"SELECT count(*) FROM {s.view} WHERE {qc} IS NOT NULL AND NOT isnan({qc}) "
                           f"AND ({qc} <> floor({qc}) OR {p.d.isinf(qc)})")[0][0]
             integral[c] = int(bad) == 0
-    key_sel = ", ".join(f"{p.key_expr(c, cols[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
-    lab_num, lab_bad = p.label_exprs(lab, cols[lab])
-    flag = p.flag_expr(refusal_flag, cols[refusal_flag]) if refusal_flag is not None and refusal_flag in cols \
-        else "FALSE"
-    meta_sel = "".join(f", {q(c)} AS {q('_m_' + c)}" for c in by_meta)
-    chk = f"({s.check})" if s.check else "FALSE"
-    inner = (f"SELECT _rid, _line, _source, {key_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, {flag} AS _flg, "
-             f"{chk} AS _chk{meta_sel} FROM {s.view}")
-    mk = " OR ".join(f"{k} IS NULL OR {k} = ''" for k in keys)
-    ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
-    relabel = not isinstance(refusals, str)
-    lab2 = f"CASE WHEN _ref THEN {_double(refusals)} ELSE _lab END" if relabel else "_lab"
-    pre = ("CASE WHEN _mk THEN 'missing_key'"
-           + (" WHEN _ref THEN 'refusal_dropped'" if refusals == "drop" else "")
-           + " WHEN _lab2 IS NULL THEN 'missing_label' END")
-    if scale is not None:
-        levels = ", ".join(_double(v) for v in scale.levels)
-        oos = f"(_pre IS NULL AND _lab2 NOT IN ({levels}))"
-        lo, hi = _double(min(scale.levels)), _double(max(scale.levels))
-    else:
-        oos = "FALSE"
-    fate_oos = {"drop": "'out_of_scale_dropped'", "missing": "'out_of_scale_missing'"}.get(out_of_scale, "NULL")
-    lab3 = f"CASE WHEN _oos THEN least(greatest(_lab2, {lo}), {hi}) ELSE _lab2 END" \
-        if (scale is not None and out_of_scale == "clip") else "_lab2"
-    meta_cols = "".join(f", {q('_m_' + c)}" for c in by_meta)
-    step1 = f"SELECT *, ({mk}) AS _mk FROM ({inner}) t0"
-    step2 = f"SELECT *, (NOT _mk AND ({ref_cond})) AS _ref FROM ({step1}) t1"
-    step3 = f"SELECT *, {lab2} AS _lab2 FROM ({step2}) t2"
-    step4 = f"SELECT *, {pre} AS _pre FROM ({step3}) t3"
-    step5 = f"SELECT *, {oos} AS _oos FROM ({step4}) t4"
-    # an engine that groups in passes (DuckDB) gets each row's hash partition of its keys here, once
-    part = f", CAST(hash({', '.join(keys)}) % {_PARTS} AS INTEGER) AS _p" if _passes_ok(ex) else ""
-    step6 = (f"SELECT _rid, _line, _source, {', '.join(keys)}, _bad, _ref, _oos, _chk, _lab2, {lab3} AS _lab3, "
-             f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols}{part} FROM ({step5}) t5")
-    # held as a table: a view is evaluated again by every query, with its expressions inlined (DuckDB:
-    # a group-by over the view of 5M Parquet rows took 3x the table's time)
-    b = p.table(f"s{si}_b", step6) if s.materialize else p.view(f"s{si}_b", step6)
+    # text keys of a view: the counting pass also counts the values trimming changes; when there are
+    # none, the view is made again without the trimming (the key group-by then reads the ids as they are)
+    trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not s.materialize else []
+
+    def select(kinds):
+        key_sel = ", ".join(f"{p.key_expr(c, kinds[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
+        raw_sel = "".join(f", {q(on[i])} AS _raw{i}" for i in trim_check)
+        lab_num, lab_bad = p.label_exprs(lab, kinds[lab])
+        flag = p.flag_expr(refusal_flag, kinds[refusal_flag]) if refusal_flag is not None and refusal_flag in kinds \
+            else "FALSE"
+        meta_sel = "".join(f", {q(c)} AS {q('_m_' + c)}" for c in by_meta)
+        chk = f"({s.check})" if s.check else "FALSE"
+        inner = (f"SELECT _rid, _line, _source, {key_sel}{raw_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, "
+                 f"{flag} AS _flg, {chk} AS _chk{meta_sel} FROM {s.view}")
+        mk = " OR ".join(f"{k} IS NULL OR {k} = ''" for k in keys)
+        ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
+        relabel = not isinstance(refusals, str)
+        lab2 = f"CASE WHEN _ref THEN {_double(refusals)} ELSE _lab END" if relabel else "_lab"
+        pre = ("CASE WHEN _mk THEN 'missing_key'"
+               + (" WHEN _ref THEN 'refusal_dropped'" if refusals == "drop" else "")
+               + " WHEN _lab2 IS NULL THEN 'missing_label' END")
+        if scale is not None:
+            levels = ", ".join(_double(v) for v in scale.levels)
+            oos = f"(_pre IS NULL AND _lab2 NOT IN ({levels}))"
+            lo, hi = _double(min(scale.levels)), _double(max(scale.levels))
+        else:
+            oos = "FALSE"
+        fate_oos = {"drop": "'out_of_scale_dropped'", "missing": "'out_of_scale_missing'"}.get(out_of_scale, "NULL")
+        lab3 = f"CASE WHEN _oos THEN least(greatest(_lab2, {lo}), {hi}) ELSE _lab2 END" \
+            if (scale is not None and out_of_scale == "clip") else "_lab2"
+        meta_cols = "".join(f", {q('_m_' + c)}" for c in by_meta)
+        raw_cols = "".join(f", _raw{i}" for i in trim_check)
+        step1 = f"SELECT *, ({mk}) AS _mk FROM ({inner}) t0"
+        step2 = f"SELECT *, (NOT _mk AND ({ref_cond})) AS _ref FROM ({step1}) t1"
+        step3 = f"SELECT *, {lab2} AS _lab2 FROM ({step2}) t2"
+        step4 = f"SELECT *, {pre} AS _pre FROM ({step3}) t3"
+        step5 = f"SELECT *, {oos} AS _oos FROM ({step4}) t4"
+        return (f"SELECT _rid, _line, _source, {', '.join(keys)}, _bad, _ref, _oos, _chk, _lab2, {lab3} AS _lab3, "
+                f"CASE WHEN _oos THEN {fate_oos} ELSE _pre END AS _fate{meta_cols}{raw_cols} FROM ({step5}) t5")
+
+    # held as a table where the engine caches (Spark) or as a view that each query reads again (DuckDB,
+    # which reads the common case's two passes faster than it writes the rows)
+    b = p.table(f"s{si}_b", select(cols)) if s.materialize else p.view(f"s{si}_b", select(cols))
     # one pass: the fates decided row by row, the distinct labels of the rows left, and the counts
     stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": [], "max_rid": 0}
-    for fate, v, c, nbad, n_ref, n_oos, n_chk, mx in ex.rows(
+    trims = "".join(f", sum(CASE WHEN _k{i} IS DISTINCT FROM _raw{i} THEN 1 ELSE 0 END)" for i in trim_check)
+    n_trimmed = 0
+    for fate, v, c, nbad, n_ref, n_oos, n_chk, mx, *trimmed in ex.rows(
             f"SELECT _fate, CASE WHEN _fate IS NULL THEN _lab3 END AS _v, count(*), "
             f"sum(CASE WHEN _bad THEN 1 ELSE 0 END), sum(CASE WHEN _ref THEN 1 ELSE 0 END), "
-            f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END), max(_rid) "
+            f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END), max(_rid){trims} "
             f"FROM {b} GROUP BY _fate, _v"):
         for k, x in (("n", c), ("bad", nbad), ("ref", n_ref), ("oos", n_oos), ("check", n_chk)):
             stats[k] += int(x or 0)
+        n_trimmed += sum(int(x or 0) for x in trimmed)
         stats["max_rid"] = max(stats["max_rid"], int(mx or 0))
         if fate is not None:
             stats["fates"][fate] = stats["fates"].get(fate, 0) + int(c)
         elif v is not None:
             stats["labels"].append(float(v))
     stats["labels"].sort()
+    if trim_check and not n_trimmed:
+        clean = dict(cols)
+        for i in trim_check:
+            clean[on[i]] = "clean"
+        trim_check = []
+        b = p.view(f"s{si}_b", select(clean))
     return b, stats
 
 
@@ -693,12 +747,24 @@ def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusa
         counts[(side, fate)] = c
 
 
-def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
+def _group(p: _Plan, built, keys, by_meta, duplicates, hashed=None) -> str:
     """One row per key present (alive) on either side, with each side's count, first row and label under
     the policy, and whether its labels conflict: both sides' duplicates and their outer join in one
-    group-by (suffix 0: reference, 1: candidate)."""
+    group-by (suffix 0: reference, 1: candidate). Returns the table.
+
+    With ``hashed`` (the key columns the cells are grouped by), returns instead the SQL of the same
+    group-by on a 64-bit hash of the keys (and those key columns): fixed-width group keys, several times
+    cheaper than text keys and spilled well beyond memory, but not exact alone. Each group also carries
+    ``_coll``: true when its rows' keys differ by a second, independent hash (the two hashes together
+    are a 128-bit fingerprint); the caller takes the exact path when a group has it."""
     q = p.q
     klist = ", ".join(keys)
+    if hashed is not None:
+        rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
+        hcols = f", {p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2"
+        gkeys = ", ".join(list(hashed) + ["_h"])
+    else:
+        hcols, gkeys = "", klist
     last = duplicates == "last"
     present = [b for b in built if b is not None]
     labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
@@ -709,8 +775,10 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
         if built[si] is None:
             continue
         mcols = "".join(f", {q('_m_' + c) if sj == si else 'NULL'} AS {q('_m_' + c)}" for sj, c in metas)
-        pcol = ", _p" if _passes_ok(p.ex) else ""
-        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{pcol}{mcols} FROM {built[si][0]} WHERE _fate IS NULL")
+        # an engine that groups in passes (DuckDB) gets each row's hash partition of its keys
+        pcol = f", CAST({p.d.hash64(keys)} % {_PARTS} AS INTEGER) AS _p" if _passes_ok(p.ex) and hashed is None else ""
+        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{pcol}{mcols}{hcols} FROM {built[si][0]} "
+                     f"WHERE _fate IS NULL")
     union = " UNION ALL ".join(parts)
     aggs, outer = [], []
     coded = 0 < len(labels_all) <= 62 and int(max_rid) < 2 ** 56
@@ -768,9 +836,16 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
                 outer.append(f"CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END AS {m}")
             else:
                 outer.append(f"{q('_mf_' + c)} AS {m}")
+    if hashed is not None:
+        aggs += ["min(_h2) AS _hlo", "max(_h2) AS _hhi"]
+        outer.append("(_hlo <> _hhi) AS _coll")
+
     def select(where):
-        return (f"SELECT {klist}, {', '.join(outer)} FROM (SELECT {klist}, {', '.join(aggs)} "
-                f"FROM ({src}) t{where} GROUP BY {klist}) g0")
+        return (f"SELECT {gkeys}, {', '.join(outer)} FROM (SELECT {gkeys}, {', '.join(aggs)} "
+                f"FROM ({src}) t{where} GROUP BY {gkeys}) g0")
+
+    if hashed is not None:
+        return select("")
 
     # an engine that can append (DuckDB) groups a large input in passes, each over the keys of one
     # hash partition: a pass's groups fit in memory (one group-by over 200M rows of string keys ran
