@@ -485,23 +485,17 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
     agg = None
     if not rows:
         # the common case first: the key group-by streamed straight into the counts per group and label
-        # pair (no table of the keys), on a hash of the keys; the duplicates it finds are identical
-        # repeats. Conflicting labels (their examples, the policies) or a collision of the hash take the
-        # exact path below, which holds the key table.
-        hashed = [keys[on.index(c)] for c in by if c in on]
-        fused = ex.frame(
-            f"SELECT {grouped}, count(*) AS n, max(_conf0) AS _c0, max(_conf1) AS _c1, max(_coll) AS _coll, "
-            f"CAST(sum(_n0) AS BIGINT) AS _s0, CAST(sum(_n1) AS BIGINT) AS _s1 FROM (SELECT {sel}, _conf0, _conf1, "
-            f"_coll, _n0, _n1 FROM ({_group(p, built, keys, by_meta, duplicates, hashed=hashed)}) g) t "
-            f"GROUP BY {grouped}")
-        if not (fused["_c0"].fillna(False).astype(bool).any() or fused["_c1"].fillna(False).astype(bool).any()
-                or fused["_coll"].fillna(False).astype(bool).any()):
-            n_keys = fused["n"].astype(np.int64)
-            m_ = fused["_m"].to_numpy()
+        # pair, on a fingerprint of the keys (see _fused). Conflicting labels (their examples, the
+        # policies) take the exact path below, which holds the key table.
+        fused = _fused(p, built, keys, [keys[on.index(c)] for c in by if c in on], by_meta, sel, grouped)
+        if fused is not None and not (fused["_c0"].astype(bool).any() or fused["_c1"].astype(bool).any()):
+            m_, n_keys = fused["_m"].to_numpy(), fused["n"].astype(np.int64)
             for si, absent in ((0, "right"), (1, "left")):
-                ident = int(fused[f"_s{si}"].fillna(0).astype(np.int64).sum()) - int(n_keys[m_ != absent].sum())
-                if ident:
-                    counts[(names[si], "duplicate_identical")] = ident
+                if built[si] is not None:  # identical repeats: the side's rows left less its keys
+                    left = built[si][1]["n"] - sum(built[si][1]["fates"].values())
+                    ident = left - int(n_keys[m_ != absent].sum())
+                    if ident:
+                        counts[(names[si], "duplicate_identical")] = ident
                 if si == 0:  # the candidate's checks come after the reference's duplicates
                     _check_columns(sides[1], on, labels[1])
                     _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale,
@@ -747,24 +741,49 @@ def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusa
         counts[(side, fate)] = c
 
 
-def _group(p: _Plan, built, keys, by_meta, duplicates, hashed=None) -> str:
+def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame | None:
+    """The key group-by of the common case streamed into the counts per group and label pair.
+
+    Each key's rows of both sides (the rows left) are grouped on a 128-bit fingerprint of the key (two
+    64-bit hashes: of the key columns, and of their text joined in reverse order) and on the key columns
+    the cells are grouped by (``hashed``): fixed-width group keys, several times cheaper than text and
+    spilled well beyond memory. The only aggregate is one bit mask of the label codes each side holds
+    (side 0 in bits 0-30, side 1 in bits 31-61): a side holds the key when its bits are not all zero,
+    its label is the code of its one bit, and two bits or more are conflicting labels (then the caller
+    takes the exact path). Two distinct keys merge only when both hashes collide: for n keys, a chance
+    of about n² / 2¹²⁹ (below 10⁻²² at 10⁸ keys).
+
+    Returns the counts (``sel``'s columns grouped by ``grouped``, ``n`` and the conflict flags ``_c0``,
+    ``_c1``), or None when the labels are not few (over 31 distinct) or the cells need metadata columns.
+    """
+    present = [b for b in built if b is not None]
+    labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
+    if not 0 < len(labels_all) <= 31 or any(by_meta):
+        return None
+    code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
+    rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
+    parts = [f"SELECT {', '.join(hashed + [''])}{p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2, "
+             f"CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit FROM {b[0]} WHERE _fate IS NULL"
+             for si, b in enumerate(built) if b is not None]
+    gkeys = ", ".join(hashed + ["_h", "_h2"])
+    low, high = "(_mask % 2147483648)", p.d.intdiv("_mask", "2147483648")
+
+    def label(m):
+        return "CASE " + " ".join(f"WHEN {m} = {2 ** i} THEN {_double(v)}" for i, v in enumerate(labels_all)) + " END"
+
+    inner = (f"SELECT {gkeys}, {low} AS _n0, {high} AS _n1, {label(low)} AS _lab0, {label(high)} AS _lab1, "
+             f"(({low}) & ({low} - 1)) <> 0 AS _conf0, (({high}) & ({high} - 1)) <> 0 AS _conf1 "
+             f"FROM (SELECT {gkeys}, bit_or(_bit) AS _mask FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}) g0")
+    return p.ex.frame(f"SELECT {grouped}, count(*) AS n, max(_conf0) AS _c0, max(_conf1) AS _c1 "
+                      f"FROM (SELECT {sel}, _conf0, _conf1 FROM ({inner}) g) t GROUP BY {grouped}")
+
+
+def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
     """One row per key present (alive) on either side, with each side's count, first row and label under
     the policy, and whether its labels conflict: both sides' duplicates and their outer join in one
-    group-by (suffix 0: reference, 1: candidate). Returns the table.
-
-    With ``hashed`` (the key columns the cells are grouped by), returns instead the SQL of the same
-    group-by on a 64-bit hash of the keys (and those key columns): fixed-width group keys, several times
-    cheaper than text keys and spilled well beyond memory, but not exact alone. Each group also carries
-    ``_coll``: true when its rows' keys differ by a second, independent hash (the two hashes together
-    are a 128-bit fingerprint); the caller takes the exact path when a group has it."""
+    group-by (suffix 0: reference, 1: candidate). Returns the table."""
     q = p.q
     klist = ", ".join(keys)
-    if hashed is not None:
-        rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
-        hcols = f", {p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2"
-        gkeys = ", ".join(list(hashed) + ["_h"])
-    else:
-        hcols, gkeys = "", klist
     last = duplicates == "last"
     present = [b for b in built if b is not None]
     labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
@@ -776,9 +795,8 @@ def _group(p: _Plan, built, keys, by_meta, duplicates, hashed=None) -> str:
             continue
         mcols = "".join(f", {q('_m_' + c) if sj == si else 'NULL'} AS {q('_m_' + c)}" for sj, c in metas)
         # an engine that groups in passes (DuckDB) gets each row's hash partition of its keys
-        pcol = f", CAST({p.d.hash64(keys)} % {_PARTS} AS INTEGER) AS _p" if _passes_ok(p.ex) and hashed is None else ""
-        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{pcol}{mcols}{hcols} FROM {built[si][0]} "
-                     f"WHERE _fate IS NULL")
+        pcol = f", CAST({p.d.hash64(keys)} % {_PARTS} AS INTEGER) AS _p" if _passes_ok(p.ex) else ""
+        parts.append(f"SELECT {klist}, {si} AS _s, _rid, _lab3{pcol}{mcols} FROM {built[si][0]} WHERE _fate IS NULL")
     union = " UNION ALL ".join(parts)
     aggs, outer = [], []
     coded = 0 < len(labels_all) <= 62 and int(max_rid) < 2 ** 56
@@ -808,7 +826,7 @@ def _group(p: _Plan, built, keys, by_meta, duplicates, hashed=None) -> str:
         src = union
     for si in (0, 1):
         on_s = f"CASE WHEN _s = {si} THEN"
-        aggs.append(f"sum(CASE WHEN _s = {si} THEN 1 ELSE 0 END) AS _n{si}")
+        aggs.append(f"count(CASE WHEN _s = {si} THEN 1 END) AS _n{si}")
         if coded:
             aggs += [f"min({on_s} _rid * 64 + _c END) AS _pf{si}", f"bit_or({on_s} _bit END) AS _mask{si}"]
             if last:
@@ -836,16 +854,9 @@ def _group(p: _Plan, built, keys, by_meta, duplicates, hashed=None) -> str:
                 outer.append(f"CASE WHEN {conf} THEN {q('_ml_' + c)} ELSE {q('_mf_' + c)} END AS {m}")
             else:
                 outer.append(f"{q('_mf_' + c)} AS {m}")
-    if hashed is not None:
-        aggs += ["min(_h2) AS _hlo", "max(_h2) AS _hhi"]
-        outer.append("(_hlo <> _hhi) AS _coll")
-
     def select(where):
-        return (f"SELECT {gkeys}, {', '.join(outer)} FROM (SELECT {gkeys}, {', '.join(aggs)} "
-                f"FROM ({src}) t{where} GROUP BY {gkeys}) g0")
-
-    if hashed is not None:
-        return select("")
+        return (f"SELECT {klist}, {', '.join(outer)} FROM (SELECT {klist}, {', '.join(aggs)} "
+                f"FROM ({src}) t{where} GROUP BY {klist}) g0")
 
     # an engine that can append (DuckDB) groups a large input in passes, each over the keys of one
     # hash partition: a pass's groups fit in memory (one group-by over 200M rows of string keys ran
