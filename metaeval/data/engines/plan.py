@@ -663,18 +663,18 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     # which reads the common case's two passes faster than it writes the rows)
     b = p.table(f"s{si}_b", select(cols)) if s.materialize else p.view(f"s{si}_b", select(cols))
     # one pass: the fates decided row by row, the distinct labels of the rows left, and the counts
-    stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": [], "max_rid": 0}
+    stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": []}
     trims = "".join(f", sum(CASE WHEN _k{i} IS DISTINCT FROM _raw{i} THEN 1 ELSE 0 END)" for i in trim_check)
     n_trimmed = 0
-    for fate, v, c, nbad, n_ref, n_oos, n_chk, mx, *trimmed in ex.rows(
+    # (no row numbers here: a view that numbers rows as it reads them then reads in parallel)
+    for fate, v, c, nbad, n_ref, n_oos, n_chk, *trimmed in ex.rows(
             f"SELECT _fate, CASE WHEN _fate IS NULL THEN _lab3 END AS _v, count(*), "
             f"sum(CASE WHEN _bad THEN 1 ELSE 0 END), sum(CASE WHEN _ref THEN 1 ELSE 0 END), "
-            f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END), max(_rid){trims} "
+            f"sum(CASE WHEN _oos THEN 1 ELSE 0 END), sum(CASE WHEN _chk THEN 1 ELSE 0 END){trims} "
             f"FROM {b} GROUP BY _fate, _v"):
         for k, x in (("n", c), ("bad", nbad), ("ref", n_ref), ("oos", n_oos), ("check", n_chk)):
             stats[k] += int(x or 0)
         n_trimmed += sum(int(x or 0) for x in trimmed)
-        stats["max_rid"] = max(stats["max_rid"], int(mx or 0))
         if fate is not None:
             stats["fates"][fate] = stats["fates"].get(fate, 0) + int(c)
         elif v is not None:
@@ -787,7 +787,7 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
     last = duplicates == "last"
     present = [b for b in built if b is not None]
     labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
-    max_rid = max(b[1]["max_rid"] for b in present)
+    max_rid = max(int(p.ex.rows(f"SELECT max(_rid) FROM {b[0]}")[0][0] or 0) for b in present)
     metas = [(si, c) for si in (0, 1) for c in by_meta[si]]
     parts = []
     for si in (0, 1):
