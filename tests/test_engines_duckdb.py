@@ -435,3 +435,105 @@ def test_connect_removes_its_own_spill_folder_at_exit(tmp_path):
             "c = connect(threads=1); c.execute('select 1').fetchall(); c.close()\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert not list(tmp_path.glob("metaeval-duckdb-*"))
+
+
+# -- the streamed key group-by of the common case (plan._fused) ----------------------------------------
+
+def _spy_fused(monkeypatch):
+    """Record what plan._fused returned on each call (None: not applicable; else its counts)."""
+    import metaeval.data.engines.plan as plan
+
+    seen = []
+    real = plan._fused
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(plan, "_fused", spy)
+    return seen
+
+
+def _no_conflicts(df, label):
+    """The frame with each key's labels made equal to its first one (identical repeats stay)."""
+    def norm(v):  # the keys as the alignment normalizes them (integral numbers as integers, text stripped)
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            return str(int(v))
+        return str(v).strip()
+
+    out = df.copy()
+    keys = out["query_id"].map(norm) + "\x1f" + out["doc_id"].map(norm)
+    out[label] = out.groupby(keys, sort=False)[label].transform("first")
+    return out
+
+
+@pytest.mark.parametrize("unj", ["drop", "keep", 0])
+def streamed_path_equals_pandas_and_exact_path_test(pairs, unj, monkeypatch):
+    """Identical repeats, unmatched keys on both sides, refusals, missing labels and out-of-scale labels
+    without conflicting labels: the streamed group-by is taken (it finds no conflict) and gives the
+    pandas path's report and cells; forcing the exact key-table path gives the same."""
+    import metaeval.data.engines.plan as plan
+
+    (r, c), _ = pairs
+    r, c = _no_conflicts(r, "relevance"), _no_conflicts(c, "relevance")
+    kw = dict(scale=S, out_of_scale="drop", duplicates="error", unjudged=unj, refusal_flag="refused",
+              refusal_value=-1, refusals="drop")
+    p = _pandas(r, c, **kw)
+    assert p.report.counts.get(("reference", "duplicate_identical"), 0) > 0  # the case has repeats
+    seen = _spy_fused(monkeypatch)
+    fast = align_duckdb(r, c, **kw, by=("query_id",))
+    assert len(seen) == 1 and seen[0] is not None and not seen[0]["_c0"].any() and not seen[0]["_c1"].any()
+    assert_same(p, fast, ("query_id",))
+    monkeypatch.setattr(plan, "_fused", lambda *a, **k: None)
+    exact = align_duckdb(r, c, **kw, by=("query_id",))
+    assert_same(p, exact, ("query_id",))
+    pd.testing.assert_frame_equal(fast.cells, exact.cells)
+
+
+def streamed_path_hands_conflicts_to_the_exact_path_test(pairs, monkeypatch):
+    """Conflicting labels: the streamed group-by flags them, and the exact path gives the examples
+    and the policy's labels (equal to the pandas path's)."""
+    (r, c), _ = pairs
+    kw = dict(scale=S, out_of_scale="drop", duplicates="majority", unjudged="drop")
+    p = _pandas(r, c, **kw)
+    assert len(p.report.conflicts)  # the messy pair has conflicting labels
+    seen = _spy_fused(monkeypatch)
+    res = align_duckdb(r, c, **kw, by=("query_id",))
+    assert len(seen) == 1 and seen[0] is not None and (seen[0]["_c0"].any() or seen[0]["_c1"].any())
+    assert_same(p, res, ("query_id",))
+
+
+def streamed_path_not_taken_test(monkeypatch):
+    """Over 31 distinct labels, group columns from metadata, or rows=True: the exact path only."""
+    rng = np.random.default_rng(8)
+    n = 300
+    ref = pd.DataFrame({"query_id": rng.integers(0, 4, n).astype(str), "doc_id": np.arange(n).astype(str),
+                        "relevance": rng.integers(0, 40, n).astype(float), "topic_type": rng.choice(["a", "b"], n)})
+    cand = ref.sample(frac=0.8, random_state=2).reset_index(drop=True)
+    seen = _spy_fused(monkeypatch)
+    assert_same(_pandas(ref, cand), align_duckdb(ref, cand, by=("query_id",)), ("query_id",))
+    assert seen == [None]  # 40 labels
+    small = ref.assign(relevance=ref["relevance"] % 4)
+    seen.clear()
+    assert_same(_pandas(small, small), align_duckdb(small, small, by=("topic_type",)), ("topic_type",))
+    assert seen == [None]  # a metadata group column
+    seen.clear()
+    assert_same(_pandas(small, small), align_duckdb(small, small, by=("query_id",), rows=True), ("query_id",))
+    assert seen == []  # rows are fetched from the key table
+
+
+def padded_text_keys_are_trimmed_in_the_streamed_path_test(tmp_path):
+    """Parquet keys with white space (one value is enough) keep the trimming; clean keys skip it. The
+    same keys padded and unpadded pair up on both paths."""
+    ref = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["a", "b", "a", "b"], "relevance": [0, 1, 2, 3]})
+    for pad in (False, True):
+        cand = ref.assign(doc_id=[" a", "b\u3000", "a", "b"] if pad else ref["doc_id"], relevance=[0, 1, 2, 2])
+        ref.to_parquet(tmp_path / "r.parquet")
+        cand.to_parquet(tmp_path / "c.parquet")
+        p = _pandas(str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet"), scale=S)
+        res = align_duckdb(str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet"), scale=S, by=("query_id",))
+        assert res.report.n_pairs == 4
+        assert_same(p, res, ("query_id",))
