@@ -744,14 +744,17 @@ def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusa
 def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame | None:
     """The key group-by of the common case streamed into the counts per group and label pair.
 
-    Each key's rows of both sides (the rows left) are grouped on a 128-bit fingerprint of the key (two
-    64-bit hashes: of the key columns, and of their text joined in reverse order) and on the key columns
-    the cells are grouped by (``hashed``): fixed-width group keys, several times cheaper than text and
-    spilled well beyond memory. The only aggregate is one bit mask of the label codes each side holds
-    (side 0 in bits 0-30, side 1 in bits 31-61): a side holds the key when its bits are not all zero,
-    its label is the code of its one bit, and two bits or more are conflicting labels (then the caller
-    takes the exact path). Two distinct keys merge only when both hashes collide: for n keys, a chance
-    of about n² / 2¹²⁹ (below 10⁻²² at 10⁸ keys).
+    Each key's rows of both sides (the rows left) are grouped by the key. The only aggregate is one
+    bit mask of the label codes each side holds (side 0 in bits 0-30, side 1 in bits 31-61): a side
+    holds the key when its bits are not all zero, its label is the code of its one bit, and two bits or
+    more are conflicting labels (then the caller takes the exact path).
+
+    Above the engine's ``group_rows`` (DuckDB: :data:`~.duckdb_engine.GROUP_ROWS` rows of both sides
+    together), where a group-by on text keys runs out of memory, the group key is instead a 128-bit
+    fingerprint of the key (two 64-bit hashes: of the key columns, and of their text joined in reverse
+    order) with the key columns the cells are grouped by (``hashed``): fixed-width group keys, spilled
+    well beyond memory. Two distinct keys then merge only when both hashes collide: for n keys, a
+    chance of about n² / 2¹²⁹ (below 10⁻²² at 10⁸ keys).
 
     Returns the counts (``sel``'s columns grouped by ``grouped``, ``n`` and the conflict flags ``_c0``,
     ``_c1``), or None when the labels are not few (over 31 distinct) or the cells need metadata columns.
@@ -761,11 +764,16 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     if not 0 < len(labels_all) <= 31 or any(by_meta):
         return None
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
-    rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
-    parts = [f"SELECT {', '.join(hashed + [''])}{p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2, "
-             f"CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit FROM {b[0]} WHERE _fate IS NULL"
+    n_rows = sum(b[1]["n"] - sum(b[1]["fates"].values()) for b in present)
+    per_pass = getattr(p.ex, "group_rows", None)
+    if per_pass and n_rows > int(per_pass):
+        rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
+        gcols = f"{', '.join(hashed + [''])}{p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2"
+        gkeys = ", ".join(hashed + ["_h", "_h2"])
+    else:
+        gcols = gkeys = ", ".join(keys)
+    parts = [f"SELECT {gcols}, CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit FROM {b[0]} WHERE _fate IS NULL"
              for si, b in enumerate(built) if b is not None]
-    gkeys = ", ".join(hashed + ["_h", "_h2"])
     low, high = "(_mask % 2147483648)", p.d.intdiv("_mask", "2147483648")
 
     def label(m):
