@@ -470,13 +470,17 @@ def _no_conflicts(df, label):
     return out
 
 
+@pytest.mark.parametrize("fingerprint", [False, True])
 @pytest.mark.parametrize("unj", ["drop", "keep", 0])
-def streamed_path_equals_pandas_and_exact_path_test(pairs, unj, monkeypatch):
+def streamed_path_equals_pandas_and_exact_path_test(pairs, unj, fingerprint, monkeypatch):
     """Identical repeats, unmatched keys on both sides, refusals, missing labels and out-of-scale labels
     without conflicting labels: the streamed group-by is taken (it finds no conflict) and gives the
-    pandas path's report and cells; forcing the exact key-table path gives the same."""
+    pandas path's report and cells, on the key text and (above ``group_rows`` rows, here 100) on the key
+    fingerprint; forcing the exact key-table path gives the same."""
     import metaeval.data.engines.plan as plan
 
+    if fingerprint:
+        monkeypatch.setenv("METAEVAL_DUCKDB_GROUP_ROWS", "100")
     (r, c), _ = pairs
     r, c = _no_conflicts(r, "relevance"), _no_conflicts(c, "relevance")
     kw = dict(scale=S, out_of_scale="drop", duplicates="error", unjudged=unj, refusal_flag="refused",
