@@ -41,9 +41,12 @@ __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 #: variable ``METAEVAL_DUCKDB_MEMORY_LIMIT`` (e.g. ``4GB``; it also reaches ``metaeval.align``).
 DEFAULT_MEMORY_LIMIT = "1500MB"
 
-#: Rows (of both sides) per pass of the group-by that pairs the keys: larger inputs are grouped in
-#: passes over hash partitions of the keys (H-duck100, issue #11: one pass over 2 x 100M Parquet rows ran
-#: out of memory at a 1.5 GB and a 3 GB limit).
+#: Rows (of both sides) beyond which the group-by that pairs the keys does not group on the key text:
+#: the common case's streamed group-by (``plan._fused``) groups on a 128-bit fingerprint of the keys
+#: instead, and the exact path (conflicting labels, ``rows=True``) groups in passes over hash partitions
+#: of the keys, this many rows a pass (H-duck100, issue #11: one group-by on the text of 2 x 100M
+#: Parquet rows ran out of memory at a 1.5 GB and a 3 GB limit). Environment variable:
+#: ``METAEVAL_DUCKDB_GROUP_ROWS``.
 GROUP_ROWS = 30_000_000
 
 _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
