@@ -21,12 +21,11 @@ peak above the process's RSS after its imports (the part the data cost). The kap
 the 500 per-topic tables and does not grow with n; the align stage carries the growth, so its slope
 is printed apart.
 
-Result on this project's machine (2 shared cores, 2026-12-01, benchmarks/results/bench_scaling.txt),
-1M / 3M / 10M rows per side: DuckDB 1.9 / 4.4 / 16.0 s, peak 0.91 / 1.72 / 1.71 GB (time slope 0.93,
-memory slope 0.28: the memory is capped by DuckDB's memory limit, 1.5 GB); pandas 2.2 / 6.7 / 29.3 s,
-peak 0.78 / 1.84 / 5.03 GB (time slope 1.13, memory slope 0.82). 100M is not in this run: the DuckDB engine
-ran out of memory there until c1c8bdd; on c1c8bdd bench_align.py case c took 9.2 min and 1.77 GB (a time
-slope of about 1.5 from 10M). The pandas path would need ~33 GB by its slope (more than the machine has).
+Result on this project's machine (2 cores, quiet, 2026-12-01, benchmarks/results/bench_scaling.txt),
+1M / 10M / 100M rows per side: DuckDB 1.25 / 8.4 / 84.2 s, peak 0.46 / 1.50 / 1.66 GB (time slope 0.91,
+align alone 0.97; memory slope 0.28: DuckDB's memory limit, 1.5 GB, caps it); pandas 1.9 / 31.2 s,
+peak 0.77 / 5.03 GB at 1M / 10M (time slope 1.21, memory slope 0.83; 100M would need ~35 GB by that
+slope, more than the machine has).
 """
 
 from __future__ import annotations
