@@ -485,8 +485,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
     agg = None
     if not rows:
         # the common case first: the key group-by streamed straight into the counts per group and label
-        # pair, on a fingerprint of the keys (see _fused). Conflicting labels (their examples, the
-        # policies) take the exact path below, which holds the key table.
+        # pair (see _fused). Conflicting labels (their examples, the policies) take the exact path
+        # below, which holds the key table.
         fused = _fused(p, built, keys, [keys[on.index(c)] for c in by if c in on], by_meta, sel, grouped)
         if fused is not None and not (fused["_c0"].astype(bool).any() or fused["_c1"].astype(bool).any()):
             m_, n_keys = fused["_m"].to_numpy(), fused["n"].astype(np.int64)
