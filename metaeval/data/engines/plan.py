@@ -468,7 +468,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
             built[si] = _build(p, s, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value,
                                refusals, by_meta[si])
     # every row has its number now: the engine may reorder them (unless a view numbers them as it reads)
-    _order_matters(ex, not all(s.materialize or s.stable_rid for s in sides))
+    _order_matters(ex, not _numbered(sides, built))
     # the reference side's checks (errors in the pandas path's order: labels, out of scale, conflicts),
     # then the candidate's; the duplicates of both sides are resolved by one group-by over both (over
     # the reference alone when the candidate lacks a column: its error comes after the reference's)
@@ -503,6 +503,12 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                           built=built[1])
             agg = fused[gcols + ["reference", "candidate", "_m", "n"]].copy()
     if agg is None:
+        # the exact path reads each side several times: views become tables first (read once more)
+        for si, b in enumerate(built):
+            if b is not None and not b[1]["table"]:
+                b[1]["table"] = True
+                built[si] = (p.table(f"s{si}_t", f"SELECT * FROM {b[0]}"), b[1])
+        _order_matters(ex, not _numbered(sides, built))
         g = _group(p, built, keys, by_meta, duplicates)
         adjust = [_dups(p, g, built[0][0], 0, names[0], keys, duplicates, counts, notes, conflict_rows)]
         _check_columns(sides[1], on, labels[1])
@@ -580,6 +586,11 @@ _PARTS = 720720
 def _passes_ok(ex) -> bool:
     """Whether the engine groups large inputs in passes (it sets ``group_rows`` and can append)."""
     return bool(getattr(ex, "group_rows", None)) and hasattr(ex, "append")
+
+
+def _numbered(sides, built) -> bool:
+    """Whether every side's rows carry their numbers (a table, or a view of stored row numbers)."""
+    return all(s.stable_rid or (b is not None and b[1]["table"]) for s, b in zip(sides, built))
 
 
 def _order_matters(ex, yes: bool):
@@ -680,12 +691,18 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         elif v is not None:
             stats["labels"].append(float(v))
     stats["labels"].sort()
+    stats["table"] = bool(s.materialize)
     if trim_check and not n_trimmed:
         clean = dict(cols)
         for i in trim_check:
             clean[on[i]] = "clean"
         trim_check = []
         b = p.view(f"s{si}_b", select(clean))
+    if not s.materialize and (n_trimmed or cols[lab] not in ("int", "float", "bool")):
+        # a view that trims keys or parses text labels (regular expressions) costs more to read again
+        # than to hold: a table (read once more here)
+        stats["table"] = True
+        b = p.table(f"s{si}_t", f"SELECT * FROM {b}")
     return b, stats
 
 
