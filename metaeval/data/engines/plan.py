@@ -632,7 +632,10 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
             integral[c] = int(bad) == 0
     # text keys of a view: the counting pass also counts the values trimming changes; when there are
     # none, the view is made again without the trimming (the key group-by then reads the ids as they are)
-    trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not s.materialize else []
+    # a text label column is parsed by regular expressions: then the rows are held as a table at once
+    # (reading the view again would parse them again)
+    as_table = s.materialize or cols[lab] not in ("int", "float", "bool")
+    trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not as_table else []
 
     def select(kinds):
         key_sel = ", ".join(f"{p.key_expr(c, kinds[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
@@ -672,7 +675,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
 
     # held as a table where the engine caches (Spark) or as a view that each query reads again (DuckDB,
     # which reads the common case's two passes faster than it writes the rows)
-    b = p.table(f"s{si}_b", select(cols)) if s.materialize else p.view(f"s{si}_b", select(cols))
+    b = p.table(f"s{si}_b", select(cols)) if as_table else p.view(f"s{si}_b", select(cols))
     # one pass: the fates decided row by row, the distinct labels of the rows left, and the counts
     stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": []}
     trims = "".join(f", sum(CASE WHEN _k{i} IS DISTINCT FROM _raw{i} THEN 1 ELSE 0 END)" for i in trim_check)
@@ -691,16 +694,14 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         elif v is not None:
             stats["labels"].append(float(v))
     stats["labels"].sort()
-    stats["table"] = bool(s.materialize)
+    stats["table"] = as_table
     if trim_check and not n_trimmed:
         clean = dict(cols)
         for i in trim_check:
             clean[on[i]] = "clean"
         trim_check = []
         b = p.view(f"s{si}_b", select(clean))
-    if not s.materialize and (n_trimmed or cols[lab] not in ("int", "float", "bool")):
-        # a view that trims keys or parses text labels (regular expressions) costs more to read again
-        # than to hold: a table (read once more here)
+    if n_trimmed:  # a view that trims keys costs more to read again than to hold: a table
         stats["table"] = True
         b = p.table(f"s{si}_t", f"SELECT * FROM {b}")
     return b, stats
