@@ -205,6 +205,7 @@ def pre11_source(args) -> Path | None:
         return None
     if args.old_src != "auto":
         return Path(args.old_src)
+    import io
     import subprocess
     import tarfile
 
@@ -217,8 +218,6 @@ def pre11_source(args) -> Path | None:
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"  (no pre-#11 source: git archive {PRE11_COMMIT} failed: {exc}; pass --old-src DIR)")
             return None
-        import io
-
         dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             tar.extractall(dest, filter="data")

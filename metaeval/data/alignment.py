@@ -44,7 +44,6 @@ FATES = ("matched", "unmatched", "unjudged", "unjudged_filled", "duplicate_ident
          "out_of_scale_missing", "refusal_dropped")
 
 
-
 @dataclass
 class AlignmentReport:
     """Where every input row of both sides went.
@@ -469,17 +468,21 @@ def group_text(values) -> pd.Series:
     return pd.Series(out, dtype=object, index=v.index)
 
 
-def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("reference", "candidate")
-           ) -> pd.DataFrame:
+def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("reference", "candidate"),
+           weights: str | None = None) -> pd.DataFrame:
     """Rows of pairs → ``*by, *labels, n``: the number of rows of each group and label combination.
 
     Group values become strings (as the keys are after alignment; every engine does the same),
-    labels stay float; only combinations with ``n > 0``, sorted by all columns but ``n``.
+    labels stay float; only combinations with ``n > 0``, sorted by all columns but ``n``. With
+    ``weights`` (a column of counts, as an engine's aggregated rows carry), the counts are summed
+    instead of the rows counted.
     """
     by, labels = list(by), list(labels)
     cols = {c: group_text(data[c]) for c in by}
     for c in labels:
         cols[c] = data[c].to_numpy(dtype=float)
+    if weights is not None:
+        cols["_w"] = data[weights].to_numpy(dtype=np.int64)
     frame = pd.DataFrame(cols, copy=False)
     if not len(frame):
         out = pd.DataFrame({c: pd.Series([], dtype=object) for c in by})
@@ -487,7 +490,9 @@ def _cells(data: pd.DataFrame, by: Sequence[str], labels: Sequence[str] = ("refe
             out[c] = np.array([], dtype=float)
         out["n"] = np.array([], dtype=np.int64)
         return out
-    out = frame.groupby(by + labels, sort=True, dropna=False, observed=True).size().reset_index(name="n")
+    grouped = frame.groupby(by + labels, sort=True, dropna=False, observed=True)
+    out = (grouped.size() if weights is None else grouped["_w"].sum()).reset_index(name="n")
+    out = out[out["n"] > 0].reset_index(drop=True)
     out["n"] = out["n"].astype(np.int64)
     for c in by:  # groupby turned a missing group value into NaN
         out[c] = pd.Series(group_text(out[c].astype(object)).to_numpy(), dtype=object, index=out.index)

@@ -410,7 +410,7 @@ def run_plan(ex: Executor, sides: Sequence[SideInput], *, on, labels, scale: Sca
 
 def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusal_flag, refusal_value, refusals,
          unjudged, names, by, rows):
-    from ..alignment import AlignmentReport, group_text
+    from ..alignment import AlignmentReport, _cells
 
     ex, q = p.ex, p.q
     sides = list(sides)
@@ -482,6 +482,11 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                     + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
     gcols = [f"_g{i}" for i in range(len(by))]
     grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
+    def check_candidate():  # the candidate's checks come after the reference's duplicates
+        _check_columns(sides[1], on, labels[1])
+        _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
+              counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
+
     agg = None
     if not rows:
         # the common case first: the key group-by streamed straight into the counts per group and label
@@ -490,17 +495,15 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         fused = _fused(p, built, keys, [keys[on.index(c)] for c in by if c in on], by_meta, sel, grouped)
         if fused is not None and not (fused["_c0"].astype(bool).any() or fused["_c1"].astype(bool).any()):
             m_, n_keys = fused["_m"].to_numpy(), fused["n"].astype(np.int64)
-            for si, absent in ((0, "right"), (1, "left")):
-                if built[si] is not None:  # identical repeats: the side's rows left less its keys
-                    left = built[si][1]["n"] - sum(built[si][1]["fates"].values())
-                    ident = left - int(n_keys[m_ != absent].sum())
-                    if ident:
-                        counts[(names[si], "duplicate_identical")] = ident
-                if si == 0:  # the candidate's checks come after the reference's duplicates
-                    _check_columns(sides[1], on, labels[1])
-                    _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale,
-                          refusals=refusals, counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input,
-                          built=built[1])
+
+            def identical(si, absent):  # identical repeats: the side's rows left less its keys
+                ident = _left(built[si]) - int(n_keys[m_ != absent].sum()) if built[si] is not None else 0
+                if ident:
+                    counts[(names[si], "duplicate_identical")] = ident
+
+            identical(0, "right")
+            check_candidate()
+            identical(1, "left")
             agg = fused[gcols + ["reference", "candidate", "_m", "n"]].copy()
     if agg is None:
         # the exact path reads each side several times: views become tables first (read once more)
@@ -511,9 +514,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         _order_matters(ex, not _numbered(sides, built))
         g = _group(p, built, keys, by_meta, duplicates)
         adjust = [_dups(p, g, built[0][0], 0, names[0], keys, duplicates, counts, notes, conflict_rows)]
-        _check_columns(sides[1], on, labels[1])
-        _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
-              counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
+        check_candidate()
         adjust.append(_dups(p, g, built[1][0], 1, names[1], keys, duplicates, counts, notes, conflict_rows))
         k = _final(p, g, adjust, keys, by_meta)
         agg = ex.frame(f"SELECT {grouped}, count(*) AS n FROM (SELECT {sel} FROM {k}) t GROUP BY {grouped}")
@@ -529,19 +530,6 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         if n:
             counts[(side, fate)] = counts.get((side, fate), 0) + n
 
-    def _cells(frame):
-        out = frame.rename(columns=dict(zip(gcols, by)))
-        for c in by:  # one rule for group values on every engine
-            out[c] = group_text(out[c].astype(object)).to_numpy()
-        out = out.groupby(list(by) + ["reference", "candidate"], sort=False, dropna=False)["n"].sum().reset_index() \
-            if len(out) else out
-        out = out.sort_values(list(by) + ["reference", "candidate"], kind="stable", na_position="last")
-        out["n"] = out["n"].astype(np.int64)
-        for c in by:  # a missing group value is None (groupby made it NaN)
-            out[c] = pd.Series([None if not isinstance(v, str) else v for v in out[c]], dtype=object,
-                               index=out.index)
-        return out.reset_index(drop=True)
-
     pairs = agg.loc[m == "both"].copy()
     if fill is not None:
         left = agg.loc[m == "left"].copy()
@@ -549,17 +537,14 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         pairs = pd.concat([pairs, left], ignore_index=True)
     pairs["reference"] = pairs["reference"].astype(float)
     pairs["candidate"] = pairs["candidate"].astype(float)
-    cells = _cells(pairs[gcols + ["reference", "candidate", "n"]])
+    cells = _cells(pairs.rename(columns=dict(zip(gcols, by))), by, weights="n")
     unj = None
     if unjudged == "keep":
         left = agg.loc[m == "left"].copy()
         left["reference"] = left["reference"].astype(float)
         # the unjudged rows hold the keys and the reference label: their counts are by the key columns
         by_k = [c for c in by if c in on]
-        unj = left[[gcols[by.index(c)] for c in by_k] + ["reference", "n"]].rename(columns=dict(zip(gcols, by)))
-        unj = unj.groupby(by_k + ["reference"], sort=True, dropna=False)["n"].sum().reset_index() \
-            if len(unj) else unj
-        unj = unj.sort_values(by_k + ["reference"], kind="stable").reset_index(drop=True)
+        unj = _cells(left.rename(columns=dict(zip(gcols, by))), by_k, labels=("reference",), weights="n")
 
     if scale is None:
         if len(pairs):
@@ -586,6 +571,23 @@ _PARTS = 720720
 def _passes_ok(ex) -> bool:
     """Whether the engine groups large inputs in passes (it sets ``group_rows`` and can append)."""
     return bool(getattr(ex, "group_rows", None)) and hasattr(ex, "append")
+
+
+def _left(b) -> int:
+    """The rows of a built side left after the row-by-row fates (those the key group-by reads)."""
+    return b[1]["n"] - sum(b[1]["fates"].values())
+
+
+def _labels_left(built) -> list:
+    """The distinct labels of the rows left on both sides, sorted."""
+    return sorted(set().union(*(b[1]["labels"] for b in built if b is not None)))
+
+
+def _over_group_rows(p: _Plan, built) -> int:
+    """How many times the rows left exceed the engine's ``group_rows`` (rounded up; 0: the engine has
+    no such bound)."""
+    per_pass = getattr(p.ex, "group_rows", None)
+    return -(-sum(_left(b) for b in built if b is not None) // int(per_pass)) if per_pass else 0
 
 
 def _numbered(sides, built) -> bool:
@@ -703,7 +705,8 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         b = p.view(f"s{si}_b", select(clean))
     if n_trimmed:  # a view that trims keys costs more to read again than to hold: a table
         stats["table"] = True
-        b = p.table(f"s{si}_t", f"SELECT * FROM {b}")
+        trim_check = []  # (without the untrimmed keys)
+        b = p.table(f"s{si}_t", select(cols))
     return b, stats
 
 
@@ -777,14 +780,11 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     Returns the counts (``sel``'s columns grouped by ``grouped``, ``n`` and the conflict flags ``_c0``,
     ``_c1``), or None when the labels are not few (over 31 distinct) or the cells need metadata columns.
     """
-    present = [b for b in built if b is not None]
-    labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
+    labels_all = _labels_left(built)
     if not 0 < len(labels_all) <= 31 or any(by_meta):
         return None
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
-    n_rows = sum(b[1]["n"] - sum(b[1]["fates"].values()) for b in present)
-    per_pass = getattr(p.ex, "group_rows", None)
-    if per_pass and n_rows > int(per_pass):
+    if _over_group_rows(p, built) > 1:
         rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
         gcols = f"{', '.join(hashed + [''])}{p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2"
         gkeys = ", ".join(hashed + ["_h", "_h2"])
@@ -812,7 +812,7 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
     klist = ", ".join(keys)
     last = duplicates == "last"
     present = [b for b in built if b is not None]
-    labels_all = sorted(set().union(*(b[1]["labels"] for b in present)))
+    labels_all = _labels_left(built)
     max_rid = max(int(p.ex.rows(f"SELECT max(_rid) FROM {b[0]}")[0][0] or 0) for b in present)
     metas = [(si, c) for si in (0, 1) for c in by_meta[si]]
     parts = []
@@ -887,9 +887,7 @@ def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
     # an engine that can append (DuckDB) groups a large input in passes, each over the keys of one
     # hash partition: a pass's groups fit in memory (one group-by over 200M rows of string keys ran
     # out of memory at a 3 GB limit, spilling or not)
-    n_rows = sum(b[1]["n"] - sum(b[1]["fates"].values()) for b in present)
-    per_pass = getattr(p.ex, "group_rows", None)
-    passes = 1 if not _passes_ok(p.ex) else min(_PARTS, max(1, -(-n_rows // int(per_pass))))
+    passes = 1 if not _passes_ok(p.ex) else min(_PARTS, max(1, _over_group_rows(p, built)))
     if passes == 1:
         return p.table("g", select(""))
     part = f"(_p % {passes})"
