@@ -1,0 +1,1 @@
+"""Many judges: panels with paired comparisons, juries that combine judges (issue #22)."""

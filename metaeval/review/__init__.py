@@ -1,0 +1,1 @@
+"""Reviewer mode: check a paper's claims from the numbers it reports (issue #21)."""
