@@ -1,0 +1,611 @@
+"""Could the reported numbers have come from any data at all? GRIM and its extension to kappa.
+
+A number printed with d decimals stands for every value in ``[x − ½·10^−d, x + ½·10^−d]`` (both ends
+included, so that either rounding convention, half-up or half-to-even, is accepted). The checks here
+ask whether some *integer* data set of the stated size gives a value in that interval:
+
+* :func:`grim` — a mean of n integer scores (a proportion when the scores are 0/1) is a multiple of
+  1/n (Brown & Heathers 2016): accuracy 77% (printed 0.77) at n = 202 is possible (156/202 = 0.7723),
+  0.770 printed with three decimals is not.
+* :func:`kappa_feasibility` — does any integer K×K table with the stated n (and, when given, the
+  stated margins) give the reported Cohen's κ *and* the reported percent agreement after rounding?
+  When none does, the nearest feasible (κ, p_o) pair is reported.
+
+How the search runs
+-------------------
+Binary labels, a 2×2 table ``[[a, b], [c, d]]`` with A = a + d agreements and D = b + c = n − A
+disagreements. Cohen's κ = (p_o − p_e)/(1 − p_e) with p_o = A/n and, writing u = r₁ + c₁ = 2a + D
+(the two raters' counts of the first category) and v = r₁ − c₁ = b − c,
+
+    n² p_e = r₁c₁ + (n − r₁)(n − c₁) = n² − n u + (u² − v²)/2.
+
+For fixed (A, a) the chance agreement falls as v² grows and κ rises with it (dκ/dp_e =
+(p_o − 1)/(1 − p_e)² ≤ 0), so the κ interval becomes an interval of |v| = |b − c| and the question
+"is there an integer v ≡ D (mod 2) with |v| ≤ D in it?" is answered in closed form. The search is
+therefore over (A, a) pairs only, vectorised with numpy: with p_o reported, A takes the few values
+that round to it and a runs over 0..A (a few ×10⁴ pairs at n = 10,000); with κ alone, every A (and
+a ≤ A/2, since exchanging the two categories keeps κ and p_o) is visited in blocks until a table is
+found. With the margins given, p_e is fixed, the one free cell ``a`` is enumerated (2×2), and for
+K > 2 or a weighted κ a small integer program (:func:`scipy.optimize.milp`) finds a table with the
+given margins whose weighted agreement and diagonal lie in the intervals, or the nearest one.
+
+Every table that is reported as found is recomputed with the registry's Cohen's κ kernel (the one
+definition of κ in the package) and checked against the rounding intervals.
+
+Benchmark (``benchmarks/bench_feasibility.py``): see that file for the timings at n ≤ 10,000.
+
+References
+----------
+Brown, N. J. L. & Heathers, J. A. J. (2016). The GRIM test: a simple technique detects numerous
+anomalies in the reporting of results in psychology. *Social Psychological and Personality Science*
+8(4), 363–369.
+Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+Measurement* 20, 37–46.
+
+Examples
+--------
+>>> from metaeval.review.feasibility import grim, kappa_feasibility
+>>> grim(0.77, 202).feasible, grim("0.770", 202).feasible
+(True, False)
+>>> r = kappa_feasibility(0.603, n=202, percent_agreement=0.802)
+>>> r.feasible
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+
+from ..core import registry
+from ..core.errors import InputError
+
+__all__ = ["decimals_of", "rounding_interval", "grim", "kappa_feasibility", "GrimResult", "KappaFeasibility"]
+
+#: Slack added to every rounding interval against floating-point error (far below any printed digit).
+EPS = 1e-9
+#: Pairs (A, a) evaluated per numpy block in the κ-only search.
+_BLOCK = 2_000_000
+
+
+# --------------------------------------------------------------------------------------------
+# rounding
+# --------------------------------------------------------------------------------------------
+
+def decimals_of(value) -> int:
+    """How many decimals a printed number shows (``"0.770"`` → 3; the float 0.77 → 2).
+
+    Parameters
+    ----------
+    value : float, int or str
+        The number as printed. A float cannot keep trailing zeros: pass the string, or say
+        ``decimals=`` where the number is used.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> decimals_of("0.770"), decimals_of(0.77), decimals_of(12), decimals_of(".5")
+    (3, 2, 0, 1)
+    """
+    if isinstance(value, str):
+        text = value.strip().lstrip("+-−")
+    else:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise InputError(f"not a number: {value!r}", expected="a number such as 0.61 or the string '0.610'")
+        if not math.isfinite(float(value)):
+            raise InputError(f"not a finite number: {value!r}")
+        text = repr(float(value)) if not isinstance(value, (int, np.integer)) else str(value)
+        if "e" in text or "E" in text:
+            text = format(Decimal(text), "f")
+    try:
+        Decimal(text)
+    except InvalidOperation:
+        raise InputError(f"not a number: {value!r}", expected="a number such as 0.61 or the string '0.610'") from None
+    if "." not in text:
+        return 0
+    frac = text.split(".", 1)[1]
+    if not isinstance(value, str) and frac == "0":
+        return 0
+    return len(frac)
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, str):
+        try:
+            return float(value.strip().replace("−", "-"))
+        except ValueError:
+            raise InputError(f"{what} is not a number: {value!r}", expected="a number such as 0.61") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{what} is not a number: {value!r}", expected="a number such as 0.61")
+    return float(value)
+
+
+def rounding_interval(value, decimals: int | None = None) -> tuple[float, float, int]:
+    """The interval of true values that print as ``value`` with ``decimals`` decimals.
+
+    Parameters
+    ----------
+    value : float or str
+        The printed number.
+    decimals : int, optional
+        How many decimals were printed (default: :func:`decimals_of`).
+
+    Returns
+    -------
+    (low, high, decimals)
+        ``value ∓ ½·10^−decimals``, both ends included.
+
+    Examples
+    --------
+    >>> lo, hi, d = rounding_interval("0.61")
+    >>> round(lo, 3), round(hi, 3), d
+    (0.605, 0.615, 2)
+    """
+    x = _number(value, "value")
+    d = decimals_of(value) if decimals is None else int(decimals)
+    if d < 0:
+        raise InputError(f"decimals must be ≥ 0, got {decimals!r}")
+    h = 0.5 * 10.0 ** (-d)
+    return x - h, x + h, d
+
+
+# --------------------------------------------------------------------------------------------
+# GRIM
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GrimResult:
+    """Whether a mean of n integer scores can print as the reported value.
+
+    Attributes
+    ----------
+    value : float
+        The reported value.
+    n : int
+        The number of scores.
+    decimals : int
+        The decimals the value was printed with.
+    feasible : bool
+        Whether some integer total gives a mean that prints as the value.
+    totals : tuple of int
+        The integer totals (sums of the n·items scores) that do.
+    nearest : tuple of float
+        The closest possible means (the value itself when feasible), at full precision.
+
+    Examples
+    --------
+    >>> grim(0.5, 3)
+    GrimResult(value=0.5, n=3, decimals=1, feasible=False, totals=(), nearest=(0.3333333333333333, 0.6666666666666666))
+    """
+
+    value: float
+    n: int
+    decimals: int
+    feasible: bool
+    totals: tuple
+    nearest: tuple
+
+
+def grim(value, n: int, *, decimals: int | None = None, items: int = 1, low: float | None = 0.0,
+         high: float | None = None) -> GrimResult:
+    """GRIM: can the mean of n integer scores print as ``value`` (Brown & Heathers 2016)?
+
+    Parameters
+    ----------
+    value : float or str
+        The reported mean or proportion (a proportion in [0, 1], as printed: 77.0% is ``"0.770"``).
+    n : int
+        Number of observations.
+    decimals : int, optional
+        How many decimals were printed (default: as many as ``value`` shows).
+    items : int
+        Integer items summed per observation (a mean over a 3-item scale: 3); the granularity is
+        1/(n·items).
+    low, high : float, optional
+        Bounds of one score (default: 0 and, for a proportion, 1 — set ``high`` for a scale; None
+        for no bound).
+
+    Returns
+    -------
+    GrimResult
+
+    Notes
+    -----
+    The possible means are t/(n·items) for integer totals t; the value is feasible when some t
+    falls in the rounding interval (:func:`rounding_interval`). ``high`` defaults to 1 when the value
+    is at most 1 (a proportion), otherwise no upper bound.
+
+    References
+    ----------
+    Brown & Heathers (2016), Table 1: with n = 28 (whole-number scores) a mean of 5.19 is impossible
+    and 5.18 possible (28 × 5.19 = 145.32); tested in ``tests/test_review_feasibility.py``.
+
+    Examples
+    --------
+    >>> grim(0.77, 202).feasible, grim(5.19, 28).feasible, grim(5.18, 28).feasible
+    (True, False, True)
+    """
+    n = _positive_int(n, "n")
+    items = _positive_int(items, "items")
+    lo, hi, d = rounding_interval(value, decimals)
+    x = _number(value, "value")
+    m = n * items
+    if high is None and x <= 1 and (low == 0.0):
+        high = 1.0
+    t_min = math.ceil(lo * m - EPS * m)
+    t_max = math.floor(hi * m + EPS * m)
+    if low is not None:
+        t_min = max(t_min, math.ceil(low * m))
+    if high is not None:
+        t_max = min(t_max, math.floor(high * m))
+    totals = tuple(range(t_min, t_max + 1)) if t_max >= t_min else ()
+    if totals:
+        return GrimResult(x, n, d, True, totals, (x,))
+    cand = {math.floor(x * m), math.ceil(x * m)}
+    if low is not None:
+        cand = {max(t, math.ceil(low * m)) for t in cand}
+    if high is not None:
+        cand = {min(t, math.floor(high * m)) for t in cand}
+    means = sorted({t / m for t in cand})
+    best = min(abs(v - x) for v in means)
+    return GrimResult(x, n, d, False, (), tuple(v for v in means if abs(v - x) - best < 1e-12))
+
+
+def _positive_int(v, name) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer, float)) or v != int(v) or int(v) < 1:
+        raise InputError(f"{name} must be a positive whole number, got {v!r}")
+    return int(v)
+
+
+# --------------------------------------------------------------------------------------------
+# kappa and percent agreement
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class KappaFeasibility:
+    """Whether an integer table with the stated n (and margins) gives the reported κ and p_o.
+
+    Attributes
+    ----------
+    feasible : bool
+        Some table gives both reported numbers after rounding.
+    kappa, percent_agreement : float or None
+        The reported values (None when not reported).
+    n : int
+    table : numpy.ndarray or None
+        A table that gives them (feasible), or the table of the nearest pair (not feasible); rows:
+        the first rater, columns: the second.
+    nearest_kappa, nearest_percent_agreement : float
+        κ and p_o of ``table`` (for a feasible result, a matching pair).
+    n_tables : int or None
+        How many tables match (None when the search stopped at the first match).
+    search : str
+        What was searched (the assumption the answer rests on).
+
+    Examples
+    --------
+    >>> r = kappa_feasibility(0.63, n=40, percent_agreement=0.39)
+    >>> r.feasible, r.search
+    (False, 'every 2×2 table with n = 40')
+    >>> r.table.tolist(), round(r.nearest_kappa, 3), r.nearest_percent_agreement
+    ([[16, 8], [0, 16]], 0.615, 0.8)
+    """
+
+    feasible: bool
+    kappa: float | None
+    percent_agreement: float | None
+    n: int
+    table: np.ndarray | None
+    nearest_kappa: float
+    nearest_percent_agreement: float
+    n_tables: int | None
+    search: str
+    details: dict = field(default_factory=dict)
+
+
+def _kappa_of(tables) -> tuple[np.ndarray, np.ndarray]:
+    """Cohen's κ (the registry's kernel) and p_o of tables (b, K, K)."""
+    T = np.asarray(tables, dtype=float)
+    k = T.shape[-1]
+    S = T.reshape(-1, k * k)
+    kap = registry.resolve("cohen_kappa").kernel(k)(S)
+    po = np.trace(T.reshape(-1, k, k), axis1=1, axis2=2) / T.reshape(-1, k, k).sum(axis=(1, 2))
+    return kap, po
+
+
+def _in(x, lo, hi):
+    return (x >= lo - EPS) & (x <= hi + EPS)
+
+
+def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=None, weights=None,
+                      kappa_decimals: int | None = None, percent_agreement_decimals: int | None = None,
+                      categories: int = 2) -> KappaFeasibility:
+    """Does any integer table with n items (and the margins) give the reported κ and percent agreement?
+
+    Parameters
+    ----------
+    kappa : float or str, optional
+        The reported Cohen's κ (unweighted, or weighted with ``weights`` and ``margins``).
+    n : int
+        The number of items.
+    percent_agreement : float or str, optional
+        The reported observed agreement as a proportion in [0, 1] (a printed 80.2% is
+        ``"0.802"``).
+    margins : array-like (2, K), optional
+        Each rater's count per category, one row per rater. Without margins only 2×2 tables are
+        searched (every possible pair of margins).
+    weights : str or array (K, K), optional
+        Agreement weights of a weighted κ (needs ``margins``; the percent agreement stays the
+        unweighted diagonal share).
+    kappa_decimals, percent_agreement_decimals : int, optional
+        How many decimals were printed (default: as many as the number shows).
+    categories : int
+        K when no margins are given; only 2 is searched without margins.
+
+    Returns
+    -------
+    KappaFeasibility
+
+    Notes
+    -----
+    See the module docstring for the search. Without margins the answer covers every 2×2 table
+    with n items — every prevalence and every rater bias. With margins and K = 2 the single free
+    cell is enumerated; with K > 2 or weights an integer program (scipy's HiGHS through
+    :func:`scipy.optimize.milp`) looks for a table with the margins whose weighted agreement gives κ
+    and whose diagonal gives p_o, and otherwise minimises the distance to them in units of the
+    printed precision.
+
+    References
+    ----------
+    Brown & Heathers (2016) for the idea; Cohen (1960) for κ. Tests compare the closed-form 2×2
+    search with brute-force enumeration of every table and with the integer program.
+
+    Examples
+    --------
+    >>> r = kappa_feasibility(0.603, n=202, margins=[[105, 97], [105, 97]], percent_agreement=0.802)
+    >>> r.feasible, r.table.tolist()
+    (True, [[85, 20], [20, 77]])
+    >>> kappa_feasibility(0.70, n=202, margins=[[105, 97], [105, 97]], percent_agreement=0.802).feasible
+    False
+    """
+    n = _positive_int(n, "n")
+    if kappa is None and percent_agreement is None:
+        raise InputError("kappa_feasibility needs the reported kappa, the percent agreement, or both")
+    kint = None if kappa is None else rounding_interval(kappa, kappa_decimals)
+    pint = None if percent_agreement is None else rounding_interval(percent_agreement, percent_agreement_decimals)
+    kval = None if kappa is None else _number(kappa, "kappa")
+    pval = None if percent_agreement is None else _number(percent_agreement, "percent_agreement")
+    if margins is not None:
+        M = np.asarray(margins, dtype=float)
+        if M.ndim != 2 or M.shape[0] != 2 or M.shape[1] < 2:
+            raise InputError(f"margins must have one row per rater (2 rows) and one column per category, got shape {M.shape}",
+                             fix="write margins = [[rater 1's count per category], [rater 2's count per category]]")
+        if (M < 0).any() or not np.allclose(M, np.round(M)):
+            raise InputError("margins must be non-negative whole counts", text=str(M.tolist()))
+        M = np.round(M).astype(np.int64)
+        if M[0].sum() != n or M[1].sum() != n:
+            raise InputError(f"each rater's margins must add up to n = {n}, got {M.sum(axis=1).tolist()}",
+                             fix="check n and the margins as printed")
+        if M.shape[1] == 2 and weights is None:
+            return _two_by_two_margins(M, n, kint, pint, kval, pval)
+        return _milp_margins(M, n, kint, pint, kval, pval, weights)
+    if weights is not None:
+        raise InputError("a weighted kappa can be checked only with the margins", fix="give margins=")
+    if categories != 2:
+        raise InputError(f"without margins only binary tables are searched, got categories={categories}",
+                         fix="give margins= (each rater's count per category) for K > 2")
+    if kint is None:
+        g = grim(percent_agreement, n, decimals=percent_agreement_decimals)
+        A = g.totals[0] if g.feasible else round(g.nearest[0] * n)
+        t = np.array([[A, n - A], [0, 0]]) if A < n else np.array([[n // 2, 0], [0, n - n // 2]])
+        return KappaFeasibility(g.feasible, None, pval, n, t, float("nan"), A / n, len(g.totals) or None,
+                                f"every 2×2 table with n = {n}")
+    return _two_by_two_n(n, kint, pint, kval, pval)
+
+
+def _score(kap, po, kval, pval, kint, pint):
+    """Distance to the reported pair in units of the printed precision (0 inside both intervals)."""
+    s = np.zeros(np.shape(kap))
+    if kint is not None:
+        unit = 10.0 ** (-kint[2])
+        s = s + np.where(np.isnan(kap), np.inf, np.abs(kap - kval) / unit)
+    if pint is not None:
+        unit = 10.0 ** (-pint[2])
+        s = s + np.abs(po - pval) / unit
+    return s
+
+
+def _two_by_two_margins(M, n, kint, pint, kval, pval):
+    r1, c1 = int(M[0, 0]), int(M[1, 0])
+    a = np.arange(max(0, r1 + c1 - n), min(r1, c1) + 1)
+    T = np.stack([np.stack([a, r1 - a], axis=1), np.stack([c1 - a, n - r1 - c1 + a], axis=1)], axis=1)
+    kap, po = _kappa_of(T)
+    ok = np.ones(len(a), dtype=bool)
+    if kint is not None:
+        ok &= _in(kap, kint[0], kint[1])
+    if pint is not None:
+        ok &= _in(po, pint[0], pint[1])
+    search = f"every 2×2 table with n = {n} and the stated margins ({len(a)} tables)"
+    if ok.any():
+        i = int(np.flatnonzero(ok)[np.argmin(_score(kap[ok], po[ok], kval, pval, kint, pint))])
+        return KappaFeasibility(True, kval, pval, n, T[i], float(kap[i]), float(po[i]), int(ok.sum()), search)
+    i = int(np.argmin(_score(kap, po, kval, pval, kint, pint)))
+    return KappaFeasibility(False, kval, pval, n, T[i], float(kap[i]), float(po[i]), 0, search)
+
+
+def _v_range(n, A, a, kint):
+    """For tables with A agreements and a in the first diagonal cell: the |v| = |b − c| range that
+    puts κ in the interval (as floats lo ≤ |v| ≤ hi; empty when lo > hi), and the target |v|."""
+    A = np.asarray(A, dtype=float)
+    a = np.asarray(a, dtype=float)
+    D = n - A
+    po = A / n
+    u = 2 * a + D
+    base = n * n - n * u + u * u / 2.0          # n² p_e at v = 0
+    klo, khi = kint[0] - EPS, kint[1] + EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # p_e range from the κ range: p_e = (p_o − κ)/(1 − κ), decreasing in κ
+        pe_hi = (po - klo) / (1 - klo) if klo < 1 else np.full_like(po, np.inf)
+        pe_lo = (po - khi) / (1 - khi) if khi < 1 else np.full_like(po, -np.inf)
+        v2_lo = 2 * (base - n * n * pe_hi)
+        v2_hi = 2 * (base - n * n * pe_lo)
+    lo = np.sqrt(np.maximum(v2_lo, 0.0))
+    hi = np.where(v2_hi >= 0, np.sqrt(np.maximum(v2_hi, 0.0)), -1.0)
+    return lo, np.minimum(hi, D), D
+
+
+def _parity_hit(lo, hi, D):
+    """Smallest integer |v| ≥ lo with |v| ≡ D (mod 2); valid where it is ≤ hi."""
+    first = np.ceil(lo - 1e-7)
+    first = first + np.mod(first - D, 2)
+    return first, first <= hi + 1e-7
+
+
+def _tables_from(n, A, a, v):
+    A, a, v = (np.asarray(x, dtype=np.int64) for x in (A, a, v))
+    D = n - A
+    b = (D + v) // 2
+    return np.stack([np.stack([a, b], axis=-1), np.stack([D - b, A - a], axis=-1)], axis=-2)
+
+
+def _nearest_in_block(n, A, a, kint, pint, kval, pval):
+    """The table nearest the reported pair among the (A, a) pairs, |v| chosen best for each."""
+    D = n - A
+    po = A / n
+    u = 2 * a + D
+    base = n * n - n * u + u * u / 2.0
+    target = min(kval, 1 - 1e-9) if kval is not None else 0.0      # κ → 1 asks for the largest |v|
+    pe_t = (po - target) / (1 - target)
+    v_cont = np.sqrt(np.clip(2 * (base - n * n * pe_t), 0, None))
+    cands = []
+    for off in (-2, -1, 0, 1, 2):
+        v = np.floor(v_cont) + off
+        v = v - np.mod(v - D, 2)
+        cands.append(np.clip(v, np.mod(D, 2), D))      # both ends have the parity of D
+    V = np.concatenate(cands)
+    T = _tables_from(n, np.tile(A, len(cands)), np.tile(a, len(cands)), V)
+    kap, pov = _kappa_of(T)
+    s = _score(kap, pov, kval, pval, kint, pint)
+    i = int(np.argmin(s))
+    return T[i], float(kap[i]), float(pov[i]), float(s[i])
+
+
+def _two_by_two_n(n, kint, pint, kval, pval):
+    search = f"every 2×2 table with n = {n}"
+    if pint is not None:
+        g = grim(pval, n, decimals=pint[2])
+        As = np.asarray(g.totals if g.feasible else [round(x * n) for x in g.nearest], dtype=np.int64)
+        A = np.repeat(As, As + 1)
+        a = np.concatenate([np.arange(x + 1) for x in As])
+        found = g.feasible
+        if found:
+            lo, hi, D = _v_range(n, A, a, kint)
+            v, ok = _parity_hit(lo, hi, D)
+            ok &= ~((A == n) & ((a == 0) | (a == n)))        # p_e = 1: κ undefined
+            if ok.any():
+                T = _tables_from(n, A[ok], a[ok], v[ok])
+                kap, po = _kappa_of(T)
+                good = _in(kap, kint[0], kint[1]) & _in(po, pint[0], pint[1])
+                if good.any():
+                    i = int(np.flatnonzero(good)[np.argmin(np.abs(kap[good] - kval))])
+                    return KappaFeasibility(True, kval, pval, n, T[i], float(kap[i]), float(po[i]), None, search)
+        # nearest pair: visit A by its distance from the reported p_o, and stop once that distance
+        # alone exceeds the best score found (branch and bound)
+        unit = 10.0 ** (-pint[2])
+        order = np.argsort(np.abs(np.arange(n + 1) / n - pval), kind="stable")
+        cum = np.concatenate([[0], np.cumsum(order + 1)])
+        best, start, block = None, 0, 4 * n + 64
+        while start <= n:
+            if best is not None and abs(order[start] / n - pval) / unit >= best[3]:
+                break
+            stop = max(start + 1, int(np.searchsorted(cum, cum[start] + block, side="right")) - 1)
+            block = min(2 * block, _BLOCK)
+            As = order[start:stop]
+            start = stop
+            cand = _nearest_in_block(n, np.repeat(As, As + 1), np.concatenate([np.arange(x + 1) for x in As]),
+                                     kint, pint, kval, pval)
+            if best is None or cand[3] < best[3]:
+                best = cand
+        return KappaFeasibility(False, kval, pval, n, best[0], best[1], best[2], 0, search)
+    # κ alone: visit every A, and a ≤ A/2 (exchanging the categories keeps κ and p_o), in blocks
+    if not (kint[0] <= 1 + EPS and kint[1] >= -1 - EPS):
+        best = _nearest_in_block(n, np.array([n]), np.array([n // 2]), kint, None, kval, None)
+        return KappaFeasibility(False, kval, None, n, best[0], best[1], best[2], 0, search)
+    order = np.argsort(np.abs(np.arange(n + 1) / n - (1 + max(min(kval, 1.0), -1.0)) / 2), kind="stable")
+    best = None
+    start, block = 0, 4 * n + 64
+    cum = np.concatenate([[0], np.cumsum(order // 2 + 1)])
+    while start <= n:
+        stop = max(start + 1, int(np.searchsorted(cum, cum[start] + block, side="right")) - 1)
+        block = min(2 * block, _BLOCK)     # small first blocks: a match is usually near p_o = (1 + κ)/2
+        As = order[start:stop]
+        start = stop
+        A = np.repeat(As, As // 2 + 1)
+        a = np.concatenate([np.arange(x // 2 + 1) for x in As])
+        lo, hi, D = _v_range(n, A, a, kint)
+        v, ok = _parity_hit(lo, hi, D)
+        ok &= ~((A == n) & ((a == 0) | (a == n)))
+        if ok.any():
+            T = _tables_from(n, A[ok], a[ok], v[ok])
+            kap, po = _kappa_of(T)
+            good = _in(kap, kint[0], kint[1])
+            if good.any():
+                i = int(np.flatnonzero(good)[0])
+                return KappaFeasibility(True, kval, None, n, T[i], float(kap[i]), float(po[i]), None, search)
+        cand = _nearest_in_block(n, A, a, kint, None, kval, None)
+        if best is None or cand[3] < best[3]:
+            best = cand
+    return KappaFeasibility(False, kval, None, n, best[0], best[1], best[2], 0, search)
+
+
+def _milp_margins(M, n, kint, pint, kval, pval, weights):
+    """K×K (or weighted) with fixed margins: an integer program with slack on the two intervals."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    from ..agreement.weights import weight_matrix
+
+    k = M.shape[1]
+    W = weight_matrix(weights, k)
+    r, c = M[0].astype(float), M[1].astype(float)
+    pe = float(r @ W @ c) / n**2
+    if abs(1 - pe) < 1e-12:
+        raise InputError("kappa is undefined for these margins (chance agreement is 1)")
+    nv = k * k
+    # variables: the K² cells, then slacks (below, above) for κ and for p_o
+    rows, lows, highs = [], [], []
+    for i in range(k):                                     # row sums (first rater)
+        a = np.zeros(nv + 4)
+        a[i * k:(i + 1) * k] = 1
+        rows.append(a), lows.append(r[i]), highs.append(r[i])
+    for j in range(k):                                     # column sums (second rater)
+        a = np.zeros(nv + 4)
+        a[j:nv:k] = 1
+        rows.append(a), lows.append(c[j]), highs.append(c[j])
+    cost = np.zeros(nv + 4)
+    if kint is not None:                                   # weighted agreement from κ: p_w = p_e + κ(1 − p_e)
+        lo_w = n * (pe + (kint[0] - EPS) * (1 - pe))
+        hi_w = n * (pe + (kint[1] + EPS) * (1 - pe))
+        a = np.concatenate([W.ravel(), [1, -1, 0, 0]])
+        rows.append(a), lows.append(lo_w), highs.append(hi_w)
+        cost[nv:nv + 2] = 1 / (n * (1 - pe) * 10.0 ** (-kint[2]))
+    if pint is not None:
+        a = np.concatenate([np.eye(k).ravel(), [0, 0, 1, -1]])
+        rows.append(a), lows.append(n * (pint[0] - EPS)), highs.append(n * (pint[1] + EPS))
+        cost[nv + 2:] = 1 / (n * 10.0 ** (-pint[2]))
+    integrality = np.concatenate([np.ones(nv), np.zeros(4)])
+    res = milp(cost, constraints=LinearConstraint(np.array(rows), lows, highs), integrality=integrality,
+               bounds=Bounds(np.zeros(nv + 4), np.concatenate([np.full(nv, n), np.full(4, np.inf)])))
+    if res.x is None:
+        raise InputError("no table has these margins", text=str(M.tolist()))
+    T = np.round(res.x[:nv]).reshape(k, k).astype(np.int64)
+    kap = float(registry.resolve("cohen_kappa", None if weights is None else weights).kernel(k)(T.reshape(1, -1))[0])
+    po = float(np.trace(T) / n)
+    feasible = bool((kint is None or _in(kap, kint[0], kint[1])) and (pint is None or _in(po, pint[0], pint[1])))
+    search = f"every {k}×{k} table with n = {n} and the stated margins (integer program)"
+    return KappaFeasibility(feasible, kval, pval, n, T, kap, po, None, search)
