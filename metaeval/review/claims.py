@@ -1,0 +1,927 @@
+"""Judge-validation claims checked from the numbers a paper reports (reviewer mode, issue #21).
+
+:func:`check_claims` takes claims — each a ``kind`` and the reported numbers — and returns one row
+per claim: the reported number, the number recomputed from what else is reported, its interval, a
+verdict and the reason, which always names the assumption the verdict rests on.
+
+Verdicts
+--------
+``consistent``
+    The reported numbers can follow from one another at their printed rounding (and, when the claim
+    states a threshold, the interval clears it).
+``inconsistent``
+    They cannot: no integer data set of the stated size gives them (GRIM-like checks in
+    :mod:`metaeval.review.feasibility`), the recomputed value does not round to the reported one,
+    or the reported p cannot follow from the reported statistic.
+``not supported``
+    The numbers are possible, but the interval does not carry the sentence built on them (κ above a
+    threshold, a τ "distinguishable" from 0.9, a judge "as good as" the humans).
+
+Kinds and their fields (proportions in [0, 1] as printed; ``decimals=`` or a string such as
+``"0.770"`` says how many decimals were printed; a p-value is a number or a string such as
+``"< .001"``, ``"= .03"``, ``"ns"``):
+
+=====================  ==========================================================================
+kind                   fields (optional in brackets)
+=====================  ==========================================================================
+kappa                  value, table [weights, ci, percent_agreement, above]; or value, n, margins
+                       [percent_agreement]; or value, n (binary: every 2×2 table). "Could have
+                       concluded": [prevalence, half_width, judge_positives + judge_total]
+fleiss_kappa           value, value_counts (items × categories) [ci, above]
+accuracy               value, n [ci, ci_method = "wilson" | "exact", above]; also ``precision``,
+                       ``recall`` (n = the denominator: predicted / reference positives)
+f1                     value, table (2×2, positive last); or value, precision, recall
+correlation            method (pearson, spearman, kendall), value, n [p, above]
+rank_correlation       value, systems [p, compare_to, ties]
+win_rate               wins, losses, ties [value, tie_rule]
+win_rate_difference    a = {wins, losses, ties}, b = {…} [value, tie_rule]
+judge_vs_human         judge_kappa, judge_n, human_kappa, human_n [prevalence, margin, overlap]
+=====================  ==========================================================================
+
+Every kind also takes ``sentence`` (the claim as the paper words it; kept in the output).
+
+References
+----------
+Brown, N. J. L. & Heathers, J. A. J. (2016). The GRIM test. *Social Psychological and Personality
+Science* 8(4), 363–369. Nuijten, M. B. et al. (2016). The prevalence of statistical reporting errors
+in psychology (1985–2013). *Behavior Research Methods* 48, 1205–1226 (statcheck's rule for a p that
+cannot follow from the statistic at its rounding). Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969),
+*Psychological Bulletin* 72, 323–327 (κ's variance). Wilson, E. B. (1927), *JASA* 22, 209–212;
+Clopper, C. J. & Pearson, E. S. (1934), *Biometrika* 26, 404–413. Newcombe, R. G. (1998), *Statistics
+in Medicine* 17, 873–890 (difference of proportions). Fieller, E. C., Hartley, H. O. & Pearson, E. S.
+(1957), *Biometrika* 44, 470–481 (variance of atanh τ). Voorhees, E. M. (2000), *Information
+Processing & Management* 36, 697–716 (τ ≥ 0.9 read as "equivalent rankings"). Kendall, M. G. (1938),
+*Biometrika* 30, 81–93 (exact null distribution of τ).
+
+Examples
+--------
+>>> import metaeval
+>>> df = metaeval.check_claims([
+...     {"kind": "kappa", "value": 0.603, "table": [[85, 20], [20, 77]]},
+...     {"kind": "accuracy", "value": "0.770", "n": 202},
+...     {"kind": "rank_correlation", "value": 0.89, "systems": 59, "compare_to": 0.9},
+... ])
+>>> df[["kind", "verdict"]].values.tolist()
+[['kappa', 'consistent'], ['accuracy', 'inconsistent'], ['rank_correlation', 'not supported']]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..core.errors import InputError
+from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, rounding_interval
+
+__all__ = ["check_claims", "load_claims", "parse_p", "to_records", "KINDS", "COLUMNS"]
+
+#: The columns of :func:`check_claims`' frame, in order.
+COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "ci_low", "ci_high",
+           "confidence_level", "p_reported", "p_recomputed", "verdict", "reason", "could_conclude", "details")
+
+VERDICTS = ("consistent", "inconsistent", "not supported")
+
+_IID = ("iid items: the paper reports no clustering (e.g. by topic or prompt); with clustering the "
+        "interval is wider")
+
+
+# --------------------------------------------------------------------------------------------
+# input
+# --------------------------------------------------------------------------------------------
+
+class _Claim:
+    """One claim's fields with errors that name the claim."""
+
+    def __init__(self, d: Mapping, index: int, source: str):
+        self.d, self.index, self.source = d, index, source
+        self.kind = d.get("kind")
+
+    def err(self, problem, *, expected=None, fix=None, text=None):
+        return InputError(f"claim {self.index} (kind {self.kind!r}): {problem}", source=self.source,
+                          text=text, expected=expected, fix=fix)
+
+    def has(self, key) -> bool:
+        return key in self.d and self.d[key] is not None
+
+    def get(self, key, default=None):
+        return self.d.get(key, default)
+
+    def number(self, key, *, required=True, default=None):
+        if not self.has(key):
+            if required:
+                raise self.err(f"missing field {key!r}", expected=f"{key} = <number>",
+                               fix=f"add {key} = … as the paper prints it")
+            return default
+        try:
+            return _number(self.d[key], key)
+        except InputError:
+            raise self.err(f"{key} is not a number", text=repr(self.d[key]),
+                           expected="a number, or a string such as '0.770'") from None
+
+    def count(self, key, *, required=True, default=None):
+        v = self.number(key, required=required, default=default)
+        if v is None:
+            return None
+        if v != int(v) or v < 0:
+            raise self.err(f"{key} must be a non-negative whole number", text=repr(self.d[key]))
+        return int(v)
+
+    def interval(self, key):
+        """(value, low, high, decimals) of a printed number, honouring ``<key>_decimals`` or ``decimals``."""
+        raw = self.d[key]
+        dec = self.d.get(f"{key}_decimals", self.d.get("decimals") if key == "value" else None)
+        try:
+            lo, hi, d = rounding_interval(raw, dec)
+        except InputError:
+            raise self.err(f"{key} is not a number", text=repr(raw), expected="a number such as 0.61 or '0.610'") from None
+        return _number(raw, key), lo, hi, d
+
+    def table(self, key="table"):
+        try:
+            t = np.asarray(self.d[key], dtype=float)
+        except (TypeError, ValueError):
+            raise self.err(f"{key} is not a table of counts", text=repr(self.d[key])) from None
+        if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] < 2:
+            raise self.err(f"{key} must be a square K×K table of counts (K ≥ 2), got shape {t.shape}",
+                           fix="write rows of the first rater (reference), columns of the second (judge)")
+        if (t < 0).any() or not np.allclose(t, np.round(t)) or t.sum() == 0:
+            raise self.err(f"{key} must hold non-negative whole counts", text=str(t.tolist()))
+        return np.round(t).astype(np.int64)
+
+
+def load_claims(path) -> list[dict]:
+    """Read a claims file: a TOML list of ``[[claim]]`` tables.
+
+    Parameters
+    ----------
+    path : str or path
+        The TOML file.
+
+    Returns
+    -------
+    list of dict
+        One dict per claim.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.toml"
+    >>> _ = path.write_text('[[claim]]\nkind = "accuracy"\nvalue = "0.770"\nn = 202\n', encoding="utf-8")
+    >>> load_claims(path)
+    [{'kind': 'accuracy', 'value': '0.770', 'n': 202}]
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such claims file", source=p, fix="check the path")
+    try:
+        with open(p, "rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise InputError(f"not valid TOML ({exc})", source=p, line=int(m.group(1)) if m else None,
+                         fix="check quotes, brackets and '=' on that line") from None
+    claims = data.get("claim", data.get("claims"))
+    if not isinstance(claims, list) or not claims:
+        raise InputError("no claims in the file", source=p, expected="one or more [[claim]] tables",
+                         fix='start each claim with [[claim]] and give kind = "kappa" (or another kind)')
+    return claims
+
+
+_P_RE = re.compile(r"^\s*p?\s*(<=|>=|≤|≥|<|>|=)?\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
+
+
+def parse_p(p, *, alpha: float = 0.05) -> tuple[str, float, int | None]:
+    """A reported p-value as (comparison, value, decimals): ``"< .001"`` → ``("<", 0.001, 3)``.
+
+    Parameters
+    ----------
+    p : float or str
+        A number (taken as ``p = value``), or ``"< .001"``, ``"p = .03"``, ``"> .05"``, ``"ns"``.
+    alpha : float
+        What ``"ns"`` means: p > alpha.
+
+    Returns
+    -------
+    (str, float, int or None)
+        The comparison (``"="``, ``"<"``, ``">"``), the value, and its printed decimals.
+
+    Examples
+    --------
+    >>> parse_p("< .001"), parse_p(0.03), parse_p("ns")
+    (('<', 0.001, 3), ('=', 0.03, 2), ('>', 0.05, None))
+    """
+    if isinstance(p, str):
+        s = p.strip().lower().replace("−", "-").replace(" ", "")
+        if s in ("ns", "n.s.", "n.s"):
+            return ">", float(alpha), None
+        m = _P_RE.match(s)
+        if not m:
+            raise InputError(f"cannot read the p-value {p!r}", expected="a number or a string such as '< .001', '= .03', 'ns'")
+        comp = {"<=": "<", "≤": "<", ">=": ">", "≥": ">"}.get(m.group(1) or "=", m.group(1) or "=")
+        return comp, float(m.group(2)), decimals_of(m.group(2))
+    v = _number(p, "p")
+    return "=", v, decimals_of(p)
+
+
+def _p_consistent(p, p_lo: float, p_hi: float, alpha: float) -> tuple[bool, str]:
+    """Whether a reported p can follow from a statistic whose p lies in [p_lo, p_hi] (statcheck's rule)."""
+    comp, v, d = parse_p(p, alpha=alpha)
+    if comp == "=":
+        lo, hi, _ = rounding_interval(v, d)
+        ok = p_hi >= lo - EPS and p_lo <= hi + EPS
+        return ok, f"p = {v:g} needs p in [{lo:.4g}, {hi:.4g}]"
+    if comp == "<":
+        return p_lo < v + EPS, f"p < {v:g}"
+    return p_hi > v - EPS, f"p > {v:g}"
+
+
+def _fmt_p(p) -> str:
+    if p is None:
+        return ""
+    return p if isinstance(p, str) else f"{p:g}"
+
+
+# --------------------------------------------------------------------------------------------
+# rows
+# --------------------------------------------------------------------------------------------
+
+def _row(c: _Claim, *, statistic, reported, recomputed=float("nan"), ci=(float("nan"), float("nan")),
+         confidence_level=0.95, p_reported=None, p_recomputed=float("nan"), verdict, reason, could="", details=None):
+    if verdict not in VERDICTS:
+        raise AssertionError(verdict)
+    return {"claim": c.index, "kind": c.kind, "sentence": c.get("sentence", ""), "statistic": statistic,
+            "reported": reported, "recomputed": float(recomputed), "ci_low": float(ci[0]), "ci_high": float(ci[1]),
+            "confidence_level": confidence_level, "p_reported": _fmt_p(p_reported), "p_recomputed": float(p_recomputed),
+            "verdict": verdict, "reason": reason, "could_conclude": could, "details": details or {}}
+
+
+def _threshold(c: _Claim, ci, what: str) -> tuple[str | None, str]:
+    """Verdict and reason part for ``above=`` (the claim that the statistic exceeds a value)."""
+    if not c.has("above"):
+        return None, ""
+    a = c.number("above")
+    if ci[0] > a:
+        return "consistent", f"the interval's lower end {ci[0]:.3f} is above {a:g}"
+    return "not supported", f"the interval [{ci[0]:.3f}, {ci[1]:.3f}] does not exclude {what} ≤ {a:g}"
+
+
+def _matches(x, lo, hi) -> bool:
+    return bool(lo - EPS <= x <= hi + EPS)
+
+
+def _ci_check(c: _Claim, candidates: dict) -> str:
+    """Compare a reported ``ci = [low, high]`` with the recomputed intervals (name → (low, high))."""
+    if not c.has("ci"):
+        return ""
+    ci = c.get("ci")
+    if not isinstance(ci, (list, tuple)) or len(ci) != 2:
+        raise c.err("ci must be [low, high]", text=repr(ci))
+    ends = [rounding_interval(v, c.get("ci_decimals")) for v in ci]
+    hit = [name for name, (lo, hi) in candidates.items()
+           if _matches(lo, ends[0][0], ends[0][1]) and _matches(hi, ends[1][0], ends[1][1])]
+    if hit:
+        return f"; the reported interval [{ci[0]}, {ci[1]}] is the {hit[0]} interval"
+    shown = ", ".join(f"{k} [{v[0]:.3f}, {v[1]:.3f}]" for k, v in candidates.items())
+    return (f"; the reported interval [{ci[0]}, {ci[1]}] is none of {shown} (a bootstrap or clustered "
+            "interval can differ: check which one the paper used)")
+
+
+# --------------------------------------------------------------------------------------------
+# kinds
+# --------------------------------------------------------------------------------------------
+
+def _kappa_estimates(table, weights, cl):
+    from ..agreement.coefficients import cohen_kappa
+
+    e_n = cohen_kappa(table=table, weights=weights, ci_method="analytic", quantile="normal", confidence_level=cl)
+    e_t = cohen_kappa(table=table, weights=weights, ci_method="analytic", quantile="t", confidence_level=cl)
+    return e_n, {"analytic (normal)": (e_n.ci.low, e_n.ci.high), "analytic (t)": (e_t.ci.low, e_t.ci.high)}
+
+
+def _could_conclude(c: _Claim, table, opts) -> tuple[str, dict]:
+    """κ at the deployment prevalence, labels for a half-width, the judge-corrected prevalence."""
+    parts, det = [], {}
+    binary = table is not None and table.shape == (2, 2)
+    if c.has("prevalence"):
+        if not binary:
+            parts.append("κ at the deployment prevalence needs a binary table")
+        else:
+            from ..agreement.coefficients import kappa_at_prevalence
+
+            prev = c.number("prevalence")
+            r = kappa_at_prevalence(table=table, prevalence=prev, rng=opts["rng"], n_resamples=opts["n_resamples"],
+                                    confidence_level=opts["confidence_level"])
+            k, ppv = r["kappa"], r["ppv"]
+            det["kappa_at_prevalence"] = {"prevalence": prev, "kappa": k.estimate, "ci_low": k.ci.low,
+                                          "ci_high": k.ci.high, "ppv": ppv.estimate}
+            parts.append(f"at the deployment prevalence {prev:g} the same Se and Sp give κ = {k.estimate:.3f} "
+                         f"[{k.ci.low:.3f}, {k.ci.high:.3f}] and PPV = {ppv.estimate:.3f}")
+    if c.has("half_width"):
+        if table is None:
+            parts.append("the labels needed for a half-width need the table or the margins")
+        else:
+            from ..checks.design import sample_size
+
+            h = c.number("half_width")
+            s = sample_size(half_width=h, table=table, weights=c.get("weights"), confidence_level=opts["confidence_level"])
+            det["labels_needed"] = {"half_width": h, "n": s.n}
+            parts.append(f"a ±{h:g} interval of κ at this table needs about {s.n} labelled items (iid)")
+    if c.has("judge_positives") or c.has("judge_total"):
+        if not binary:
+            parts.append("the judge-corrected prevalence needs a binary validation table")
+        else:
+            import warnings
+
+            from ..inference.prevalence import rogan_gladen
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                e = rogan_gladen(table=table, positives=c.count("judge_positives"), total=c.count("judge_total"),
+                                 confidence_level=opts["confidence_level"])
+            det["corrected_prevalence"] = {"estimate": e.estimate, "ci_low": e.ci.low, "ci_high": e.ci.high,
+                                           "warnings": [str(w.message) for w in caught]}
+            parts.append(f"the judge's share {e.extra['observed_share']:.3f} corrected by the validation table's "
+                         f"Se and Sp (Rogan–Gladen) is {e.estimate:.3f} [{e.ci.low:.3f}, {e.ci.high:.3f}]")
+    return "; ".join(parts), det
+
+
+def _kappa(c: _Claim, opts):
+    cl = opts["confidence_level"]
+    val, lo, hi, d = c.interval("value")
+    weights = c.get("weights")
+    pa = c.get("percent_agreement")
+    details = {"decimals": d}
+    if c.has("table"):
+        T = c.table()
+        e, cands = _kappa_estimates(T, weights, cl)
+        ok = _matches(e.estimate, lo, hi)
+        reason = (f"κ recomputed from the reported table is {e.estimate:.4f}"
+                  + ("" if ok else f", which does not round to {c.get('value')}"))
+        if pa is not None:
+            po = float(np.trace(T) / T.sum())
+            _, plo, phi, _ = c.interval("percent_agreement")
+            pok = _matches(po, plo, phi)
+            ok &= pok
+            reason += f"; percent agreement {po:.4f}" + ("" if pok else f" does not round to {pa}")
+        reason += _ci_check(c, cands)
+        table = T
+        details.update(table=T.tolist(), se=e.se)
+        ci = (e.ci.low, e.ci.high)
+        basis = _IID + "; interval: Fleiss–Cohen–Everitt large-sample variance, normal quantile"
+    elif c.has("n"):
+        n = c.count("n")
+        margins = c.get("margins")
+        try:
+            f = kappa_feasibility(c.get("value"), n=n, percent_agreement=pa, margins=margins, weights=weights,
+                                  kappa_decimals=c.get("value_decimals", c.get("decimals")),
+                                  percent_agreement_decimals=c.get("percent_agreement_decimals"))
+        except InputError as exc:
+            raise c.err(exc.problem, fix=exc.fix, text=exc.text) from None
+        ok = f.feasible
+        table = f.table if (margins is not None or f.feasible) else None
+        details.update(feasibility={"feasible": f.feasible, "search": f.search, "table": f.table.tolist(),
+                                    "kappa": f.nearest_kappa, "percent_agreement": f.nearest_percent_agreement,
+                                    "n_tables": f.n_tables})
+        if ok:
+            reason = f"a table gives the reported numbers: {f.table.tolist()} (κ = {f.nearest_kappa:.4f}, p_o = {f.nearest_percent_agreement:.4f})"
+        else:
+            reason = (f"no table gives the reported numbers after rounding; the nearest feasible pair is κ = "
+                      f"{f.nearest_kappa:.4f}, p_o = {f.nearest_percent_agreement:.4f} from {f.table.tolist()}")
+        basis = f"the numbers come from one table of n items with the printed rounding (searched: {f.search})"
+        ci = (float("nan"), float("nan"))
+        if margins is not None and ok:
+            e, cands = _kappa_estimates(f.table, weights, cl)
+            ci = (e.ci.low, e.ci.high)
+            reason += _ci_check(c, cands)
+            basis += "; " + _IID + "; interval: Fleiss–Cohen–Everitt at that table, normal quantile"
+            if f.n_tables and f.n_tables > 1:
+                basis += f" ({f.n_tables} tables match; the interval is at the one nearest the reported κ)"
+        elif margins is None:
+            basis += "; the interval needs the margins or the table"
+        recomputed = f.nearest_kappa
+        verdict = "consistent" if ok else "inconsistent"
+        tv, treason = _threshold(c, ci, "κ")
+        if ok and tv == "not supported":
+            verdict = tv
+        could, cdet = _could_conclude(c, table if ok else None, opts)
+        details.update(cdet)
+        return _row(c, statistic="cohen_kappa" if weights is None else f"cohen_kappa_{weights}", reported=val,
+                    recomputed=recomputed, ci=ci, confidence_level=cl, verdict=verdict,
+                    reason="; ".join(x for x in (reason, treason, "assumes " + basis) if x), could=could, details=details)
+    else:
+        raise c.err("a kappa claim needs table= (the confusion table) or n= (with margins= when known)",
+                    fix="add table = [[…], […]] or n = <items>")
+    verdict = "consistent" if ok else "inconsistent"
+    tv, treason = _threshold(c, ci, "κ")
+    if ok and tv == "not supported":
+        verdict = tv
+    could, cdet = _could_conclude(c, table, opts)
+    details.update(cdet)
+    return _row(c, statistic="cohen_kappa" if weights is None else f"cohen_kappa_{weights}", reported=val,
+                recomputed=e.estimate, ci=ci, confidence_level=cl, verdict=verdict,
+                reason="; ".join(x for x in (reason, treason, "assumes " + basis) if x), could=could, details=details)
+
+
+def _fleiss(c: _Claim, opts):
+    cl = opts["confidence_level"]
+    val, lo, hi, d = c.interval("value")
+    if not c.has("value_counts"):
+        return _row(c, statistic="fleiss_kappa", reported=val, confidence_level=cl, verdict="not supported",
+                    reason="Fleiss' κ cannot be recomputed or bounded without the per-item counts (value_counts = "
+                           "items × categories); nothing follows from the number alone")
+    from ..agreement.multirater import fleiss_kappa
+
+    e = fleiss_kappa(value_counts=c.get("value_counts"), ci_method="analytic", quantile="normal", confidence_level=cl)
+    ok = _matches(e.estimate, lo, hi)
+    reason = f"Fleiss' κ recomputed from the counts is {e.estimate:.4f}" + ("" if ok else f", not {c.get('value')}")
+    reason += _ci_check(c, {"analytic (normal)": (e.ci.low, e.ci.high)})
+    verdict = "consistent" if ok else "inconsistent"
+    tv, treason = _threshold(c, (e.ci.low, e.ci.high), "κ")
+    if ok and tv == "not supported":
+        verdict = tv
+    basis = "assumes " + _IID + "; interval: Gwet's (2014) linearisation variance, normal quantile"
+    return _row(c, statistic="fleiss_kappa", reported=val, recomputed=e.estimate, ci=(e.ci.low, e.ci.high),
+                confidence_level=cl, verdict=verdict, reason="; ".join(x for x in (reason, treason, basis) if x))
+
+
+def _proportion(c: _Claim, opts, statistic):
+    cl = opts["confidence_level"]
+    val, lo, hi, d = c.interval("value")
+    n = c.count("n")
+    if n < 1:
+        raise c.err("n must be at least 1")
+    method = c.get("ci_method", "wilson")
+    if method not in ("wilson", "exact"):
+        raise c.err(f"ci_method must be 'wilson' or 'exact', got {method!r}")
+    g = grim(c.get("value"), n, decimals=d)
+    k = min(g.totals, key=lambda t: abs(t / n - val)) if g.feasible else round(g.nearest[0] * n)
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=cl, method=method)
+    ci = (float(ci.low), float(ci.high))
+    den = {"accuracy": "items", "precision": "items the judge called positive",
+           "recall": "reference-positive items"}[statistic]
+    if g.feasible:
+        reason = f"{k}/{n} = {k / n:.4f} prints as {c.get('value')}"
+    else:
+        reason = (f"no count out of n = {n} prints as {c.get('value')} with {d} decimals (GRIM); the nearest "
+                  f"possible values are {', '.join(f'{v:.{d + 1}f}' for v in g.nearest)}")
+    reason += _ci_check(c, {"Wilson": tuple(map(float, stats.binomtest(k, n).proportion_ci(cl, "wilson"))),
+                            "Clopper–Pearson": tuple(map(float, stats.binomtest(k, n).proportion_ci(cl, "exact")))})
+    verdict = "consistent" if g.feasible else "inconsistent"
+    tv, treason = _threshold(c, ci, statistic)
+    if g.feasible and tv == "not supported":
+        verdict = tv
+    basis = (f"assumes n = {n} counts the {den}; {_IID}; interval: "
+             + ("Wilson score" if method == "wilson" else "Clopper–Pearson exact") + f" at {k}/{n}")
+    return _row(c, statistic=statistic, reported=val, recomputed=k / n, ci=ci, confidence_level=cl, verdict=verdict,
+                reason="; ".join(x for x in (reason, treason, basis) if x), details={"count": k, "n": n, "decimals": d})
+
+
+def _f1(c: _Claim, opts):
+    cl = opts["confidence_level"]
+    val, lo, hi, d = c.interval("value")
+    if c.has("table"):
+        from ..agreement.coefficients import per_class
+
+        T = c.table()
+        if T.shape != (2, 2):
+            raise c.err("f1 needs a 2×2 table (rows: reference, columns: judge; the positive class last)")
+        r = per_class(table=T, ci_method="bca", n_resamples=opts["n_resamples"], rng=opts["rng"], confidence_level=cl)
+        e = [x for x in r if x.statistic == "f1"][-1]
+        ok = _matches(e.estimate, lo, hi)
+        reason = f"F1 of the positive class from the table is {e.estimate:.4f}" + ("" if ok else f", not {c.get('value')}")
+        verdict = "consistent" if ok else "inconsistent"
+        tv, treason = _threshold(c, (e.ci.low, e.ci.high), "F1")
+        if ok and tv == "not supported":
+            verdict = tv
+        basis = f"assumes {_IID}; interval: BCa bootstrap of the table (metaeval's engine, seed {opts['rng']})"
+        return _row(c, statistic="f1", reported=val, recomputed=e.estimate, ci=(e.ci.low, e.ci.high), confidence_level=cl,
+                    verdict=verdict, reason="; ".join(x for x in (reason, treason, basis) if x), details={"table": T.tolist()})
+    if c.has("precision") and c.has("recall"):
+        _, plo, phi, _ = c.interval("precision")
+        _, rlo, rhi, _ = c.interval("recall")
+        hm = lambda p, q: 2 * p * q / (p + q) if p + q > 0 else 0.0  # noqa: E731
+        f_lo, f_hi = hm(max(plo, 0), max(rlo, 0)), hm(min(phi, 1), min(rhi, 1))   # F1 rises with both
+        ok = f_hi >= lo - EPS and f_lo <= hi + EPS
+        rec = hm(_number(c.get("precision"), "precision"), _number(c.get("recall"), "recall"))
+        reason = (f"the harmonic mean of the printed precision and recall lies in [{f_lo:.4f}, {f_hi:.4f}]"
+                  + ("" if ok else f", which excludes {c.get('value')}"))
+        return _row(c, statistic="f1", reported=val, recomputed=rec, confidence_level=cl,
+                    verdict="consistent" if ok else "inconsistent",
+                    reason=reason + "; assumes F1 = 2PR/(P + R) of the same class and items (no interval without the counts)")
+    raise c.err("an f1 claim needs table= or precision= and recall=")
+
+
+def _r_pvalue(method, r, n):
+    """Two-sided p of H0: no association from r and n (what scipy reports for uncorrelated data)."""
+    r = float(np.clip(abs(r), 0, 1))
+    if method in ("pearson", "spearman"):
+        if r >= 1:
+            return 0.0
+        t = r * math.sqrt((n - 2) / (1 - r * r))
+        return float(2 * stats.t.sf(t, n - 2))
+    # Kendall τ without ties: scipy's asymptotic variance of τ under independence
+    z = 3 * r * math.sqrt(n * (n - 1)) / math.sqrt(2 * (2 * n + 5))
+    return float(2 * stats.norm.sf(z))
+
+
+def _correlation(c: _Claim, opts):
+    from ..agreement.correlation import fisher_z_interval
+
+    cl, alpha = opts["confidence_level"], opts["alpha"]
+    method = c.get("method", "pearson")
+    if method not in ("pearson", "spearman", "kendall"):
+        raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
+    val, lo, hi, d = c.interval("value")
+    n = c.count("n")
+    if n < 5:
+        raise c.err(f"n = {n} is too small for an interval (needs n ≥ 5)")
+    low, high, se = fisher_z_interval(val, n, method=method, confidence_level=cl)
+    p_at = _r_pvalue(method, val, n)
+    reason, verdict = "", "consistent"
+    details = {"se_z": se}
+    if c.has("p"):
+        # p over the rounding interval of the coefficient (statcheck's rule)
+        a, b = sorted((abs(lo), abs(hi))) if lo * hi > 0 else (0.0, max(abs(lo), abs(hi)))
+        p_lo, p_hi = _r_pvalue(method, b, n), _r_pvalue(method, a, n)
+        pok, what = _p_consistent(c.get("p"), p_lo, p_hi, alpha)
+        details.update(p_range=[p_lo, p_hi])
+        reason = (f"with n = {n}, r = {c.get('value')} gives two-sided p in [{p_lo:.3g}, {p_hi:.3g}]"
+                  + ("" if pok else f"; the reported {what} cannot follow"))
+        if not pok:
+            verdict = "inconsistent"
+    tv, treason = _threshold(c, (low, high), method)
+    if verdict == "consistent" and tv == "not supported":
+        verdict = tv
+    label = {"pearson": "Fisher z, SE 1/√(n − 3)", "spearman": "Fisher z, SE √(1.06/(n − 3)) (Fieller et al. 1957)",
+             "kendall": "Fisher z, SE √(0.437/(n − 4)) (Fieller et al. 1957)"}[method]
+    test = ("t(n − 2) test of r" if method != "kendall" else "normal approximation of τ without ties")
+    basis = f"assumes {n} independent pairs ({_IID}); interval: {label}; p: {test}"
+    return _row(c, statistic=method, reported=val, recomputed=val, ci=(low, high), confidence_level=cl,
+                p_reported=c.get("p"), p_recomputed=p_at, verdict=verdict,
+                reason="; ".join(x for x in (reason, treason, basis) if x), details=details)
+
+
+def _permutation_with_inversions(m: int, D: int) -> np.ndarray:
+    """A permutation of 0..m−1 with exactly D inversions (from its Lehmer code)."""
+    code = []
+    left = D
+    for i in range(m):
+        c = min(left, m - 1 - i)
+        code.append(c)
+        left -= c
+    avail = list(range(m))
+    return np.array([avail.pop(c) for c in code])
+
+
+def _tau_exact_p(m: int, D: int) -> float:
+    """Exact two-sided p of Kendall's τ with D discordant pairs among m untied items (scipy's exact method)."""
+    perm = _permutation_with_inversions(m, D)
+    return float(stats.kendalltau(np.arange(m), perm, method="exact" if m <= 170 else "asymptotic").pvalue)
+
+
+def _rank_correlation(c: _Claim, opts):
+    from ..agreement.correlation import fisher_z_interval
+
+    cl, alpha = opts["confidence_level"], opts["alpha"]
+    val, lo, hi, d = c.interval("value")
+    m = c.count("systems")
+    if m < 5:
+        raise c.err(f"systems = {m}: at least 5 systems are needed for an interval")
+    pairs = m * (m - 1) // 2
+    # τ_a = 1 − 2D/pairs: which discordant counts D print as the value?
+    Ds = [D for D in range(math.floor((1 - hi) * pairs / 2 - EPS), math.ceil((1 - lo) * pairs / 2 + EPS) + 1)
+          if 0 <= D <= pairs and _matches(1 - 2 * D / pairs, lo, hi)]
+    ties = bool(c.get("ties", False))
+    details = {"pairs": pairs, "discordant": Ds}
+    parts, verdict = [], "consistent"
+    if Ds:
+        parts.append(f"τ = {c.get('value')} over {m} systems is {Ds[0]}" + (f"–{Ds[-1]}" if len(Ds) > 1 else "")
+                     + f" discordant pairs of {pairs}")
+    elif not ties:
+        D0 = round((1 - val) * pairs / 2)
+        parts.append(f"no ranking of {m} untied systems gives τ = {c.get('value')} (the nearest is "
+                     f"{1 - 2 * D0 / pairs:.4f} with {D0} discordant pairs); with tied systems τ_b can differ")
+        verdict = "inconsistent"
+    D_use = Ds or [min(max(round((1 - val) * pairs / 2), 0), pairs)]
+    D_best = min(D_use, key=lambda D: abs(1 - 2 * D / pairs - val))
+    p_exact = _tau_exact_p(m, D_best)
+    if c.has("p"):
+        ps = [_tau_exact_p(m, D) for D in (D_use[0], D_use[-1])]
+        pok, what = _p_consistent(c.get("p"), min(ps), max(ps), alpha)
+        parts.append(f"the exact null distribution of τ for {m} systems gives p in [{min(ps):.3g}, {max(ps):.3g}]"
+                     + ("" if pok else f"; the reported {what} cannot follow"))
+        if not pok:
+            verdict = "inconsistent"
+    low, high, se = fisher_z_interval(val, m, method="kendall", confidence_level=cl)
+    details.update(se_z=se)
+    if c.has("compare_to"):
+        t0 = c.number("compare_to")
+        q = stats.norm.ppf(0.5 + cl / 2)
+        up = math.tanh(math.atanh(t0) + q * se) if abs(t0) < 1 else t0
+        down = math.tanh(math.atanh(t0) - q * se) if abs(t0) < 1 else t0
+        details.update(compare_to=t0, resolvable_above=up, resolvable_below=down)
+        if low <= t0 <= high:
+            parts.append(f"the interval [{low:.3f}, {high:.3f}] contains {t0:g}: with {m} systems τ = {c.get('value')} is "
+                         f"not distinguishable from {t0:g}; only τ above {up:.3f} or below {down:.3f} would be")
+            if verdict == "consistent":
+                verdict = "not supported"
+        else:
+            parts.append(f"the interval [{low:.3f}, {high:.3f}] excludes {t0:g}")
+    basis = (f"assumes the {m} systems are a random sample of systems and rank by untied scores (no topic "
+             "variance: with per-topic scores metaeval.rank_correlation gives a topic-bootstrap interval, "
+             "usually wider); interval: Fisher z of τ with SE √(0.437/(m − 4)) (Fieller et al. 1957); "
+             "p: exact null distribution of τ (Kendall 1938; scipy)")
+    return _row(c, statistic="kendall_tau", reported=val, recomputed=1 - 2 * D_best / pairs, ci=(low, high),
+                confidence_level=cl, p_reported=c.get("p"), p_recomputed=p_exact, verdict=verdict,
+                reason="; ".join(parts + [basis]), details=details)
+
+
+_WIN_RULES = ("without_ties", "tie_zero", "tie_half")
+
+
+def _rule_rate(counts, rule):
+    from ..pairwise.outcomes import tie_rule
+
+    num, den = tie_rule(rule).win_weights()
+    return float(counts @ num), float(counts @ den)
+
+
+def _win_counts(c: _Claim, d: Mapping | None = None) -> np.ndarray:
+    src = c if d is None else _Claim(d, c.index, c.source)
+    if d is not None:
+        src.kind = c.kind
+    w, l_, t = (src.count(k, required=k != "ties", default=0) for k in ("wins", "losses", "ties"))
+    return np.array([w, 0, t, 0, l_], dtype=float)
+
+
+def _win_interval(counts, rule, cl):
+    """Interval of a win rate: Wilson for 0/1 credits, Wald on the mean credit for tie_half."""
+    num, den = _rule_rate(counts, rule)
+    if den == 0:
+        return float("nan"), (float("nan"), float("nan")), "no battles counted"
+    if rule != "tie_half":
+        ci = stats.binomtest(int(round(num)), int(den)).proportion_ci(confidence_level=cl, method="wilson")
+        return num / den, (float(ci.low), float(ci.high)), "Wilson score"
+    m = num / den
+    var = (counts[0] + counts[2] / 4) / den - m * m          # mean of credits 1, ½, 0
+    q = stats.norm.ppf(0.5 + cl / 2)
+    h = q * math.sqrt(max(var, 0) / den)
+    return m, (max(m - h, 0.0), min(m + h, 1.0)), "Wald on the mean credit (1, ½, 0)"
+
+
+def _win_rate(c: _Claim, opts):
+    cl = opts["confidence_level"]
+    counts = _win_counts(c)
+    rules = [c.get("tie_rule")] if c.has("tie_rule") else list(_WIN_RULES)
+    for r in rules:
+        if r not in _WIN_RULES:
+            raise c.err(f"tie_rule must be one of {_WIN_RULES}, got {r!r}")
+    rates = {r: _rule_rate(counts, r) for r in rules}
+    rates = {r: nd[0] / nd[1] if nd[1] else float("nan") for r, nd in rates.items()}
+    W, T, L = int(counts[0]), int(counts[2]), int(counts[4])
+    details = {"rates": rates}
+    if c.has("value"):
+        val, lo, hi, d = c.interval("value")
+        hit = [r for r, v in rates.items() if _matches(v, lo, hi)]
+        rule = hit[0] if hit else rules[0]
+        ok = bool(hit)
+        reason = (f"{W} wins, {T} ties, {L} losses give {c.get('value')} under "
+                  + " and ".join(hit) if ok else
+                  f"{W} wins, {T} ties, {L} losses give " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+                  + f", none of which prints as {c.get('value')}")
+    else:
+        val, rule, ok = float("nan"), rules[0], True
+        reason = f"{W} wins, {T} ties, {L} losses: " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+    est, ci, how = _win_interval(counts, rule, cl)
+    basis = (f"assumes independent battles ({_IID}); the rule counts ties as: {rule}; interval: {how}")
+    return _row(c, statistic=f"win_rate_{rule}", reported=val, recomputed=est, ci=ci, confidence_level=cl,
+                verdict="consistent" if ok else "inconsistent", reason=f"{reason}; {basis}", details=details)
+
+
+def _win_rate_difference(c: _Claim, opts):
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    cl = opts["confidence_level"]
+    if not (isinstance(c.get("a"), Mapping) and isinstance(c.get("b"), Mapping)):
+        raise c.err("win_rate_difference needs a = {wins, losses, ties} and b = {wins, losses, ties}",
+                    fix="write a = { wins = 120, losses = 60, ties = 20 } and the same for b")
+    ca, cb = _win_counts(c, c.get("a")), _win_counts(c, c.get("b"))
+    rule = c.get("tie_rule", "tie_half")
+    if rule not in _WIN_RULES:
+        raise c.err(f"tie_rule must be one of {_WIN_RULES}, got {rule!r}")
+    (na, da), (nb, db) = _rule_rate(ca, rule), _rule_rate(cb, rule)
+    diff = na / da - nb / db
+    if rule != "tie_half":
+        lo, hi = confint_proportions_2indep(int(na), int(da), int(nb), int(db), method="newcomb", compare="diff",
+                                            alpha=1 - cl)
+        how = "Newcombe's hybrid score interval (method 10)"
+    else:
+        va = (ca[0] + ca[2] / 4) / da - (na / da) ** 2
+        vb = (cb[0] + cb[2] / 4) / db - (nb / db) ** 2
+        h = stats.norm.ppf(0.5 + cl / 2) * math.sqrt(va / da + vb / db)
+        lo, hi = diff - h, diff + h
+        how = "Wald on the mean credits"
+    verdict, parts = "consistent", [f"the difference under {rule} is {diff:.4f}"]
+    val = float("nan")
+    if c.has("value"):
+        val, vlo, vhi, _ = c.interval("value")
+        if not _matches(diff, vlo, vhi):
+            verdict = "inconsistent"
+            parts.append(f"which does not print as {c.get('value')}")
+    if verdict == "consistent" and lo <= 0 <= hi:
+        verdict = "not supported"
+        parts.append(f"the interval [{lo:.3f}, {hi:.3f}] contains 0: the two win rates are not distinguishable")
+    basis = (f"assumes the two models' battles are independent samples (if both were judged on the same prompts, a "
+             f"paired analysis of the battles is narrower); interval: {how}")
+    return _row(c, statistic=f"win_rate_difference_{rule}", reported=val, recomputed=diff, ci=(float(lo), float(hi)),
+                confidence_level=cl, verdict=verdict, reason="; ".join(parts + [basis]))
+
+
+def _judge_vs_human(c: _Claim, opts):
+    from ..checks.design import _anticipated_table, kappa_variance_unit
+
+    cl = opts["confidence_level"]
+    kj, nj = c.number("judge_kappa"), c.count("judge_n")
+    kh, nh = c.number("human_kappa"), c.count("human_n")
+    prev = c.number("prevalence", required=False, default=0.5)
+    margin = c.number("margin", required=False, default=0.1)
+    overlap = bool(c.get("overlap", False))
+    try:
+        vj = kappa_variance_unit(_anticipated_table(None, kj, prev)) / nj
+        vh = kappa_variance_unit(_anticipated_table(None, kh, prev)) / nh
+    except ValueError as exc:
+        raise c.err(str(exc), fix="give the prevalence= of the positive class") from None
+    sj, sh = math.sqrt(vj), math.sqrt(vh)
+    diff = kj - kh
+    q = stats.norm.ppf(0.5 + cl / 2)
+    se_ind = math.sqrt(vj + vh)
+    p = float(2 * stats.norm.sf(abs(diff) / se_ind)) if se_ind > 0 else float("nan")
+    bounds = {"independent": se_ind, "overlap_narrowest": abs(sj - sh), "overlap_widest": sj + sh}
+    se = bounds["overlap_widest"] if overlap else se_ind
+    lo, hi = diff - q * se, diff + q * se
+    parts = [f"judge κ {kj:g} (SE {sj:.3f}, n = {nj}) vs human κ {kh:g} (SE {sh:.3f}, n = {nh}): difference "
+             f"{diff:+.3f}, z-test p = {p:.3g} (independent samples)"]
+    if overlap:
+        parts.append(f"with the same items and no covariance reported, the SE of the difference lies between "
+                     f"{bounds['overlap_narrowest']:.3f} and {bounds['overlap_widest']:.3f}; the widest is used")
+    if lo > -margin:
+        verdict = "consistent"
+        parts.append(f"the interval [{lo:.3f}, {hi:.3f}] lies above −{margin:g}: the judge is not worse by more "
+                     f"than {margin:g}")
+    else:
+        verdict = "not supported"
+        parts.append(f"the interval [{lo:.3f}, {hi:.3f}] reaches below −{margin:g}: 'as good as the humans' "
+                     f"is not shown (a non-significant difference is not equivalence)")
+    basis = (f"assumes binary labels with both raters at prevalence {prev:g} (equal margins), so that each κ's "
+             f"Fleiss–Cohen–Everitt SE follows from κ and n alone; {_IID}; non-inferiority margin {margin:g}")
+    return _row(c, statistic="kappa_difference", reported=diff, recomputed=diff, ci=(lo, hi), confidence_level=cl,
+                p_recomputed=p, verdict=verdict, reason="; ".join(parts + [basis]),
+                details={"se_judge": sj, "se_human": sh, "se_difference": bounds})
+
+
+#: kind → handler(claim, options) returning one row.
+KINDS = {
+    "kappa": _kappa,
+    "fleiss_kappa": _fleiss,
+    "accuracy": lambda c, o: _proportion(c, o, "accuracy"),
+    "precision": lambda c, o: _proportion(c, o, "precision"),
+    "recall": lambda c, o: _proportion(c, o, "recall"),
+    "f1": _f1,
+    "correlation": _correlation,
+    "rank_correlation": _rank_correlation,
+    "win_rate": _win_rate,
+    "win_rate_difference": _win_rate_difference,
+    "judge_vs_human": _judge_vs_human,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+
+def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05, n_resamples: int = 2000,
+                 rng: int = 0) -> pd.DataFrame:
+    """Check judge-validation claims from the numbers a paper reports: one row per claim.
+
+    Parameters
+    ----------
+    claims : str, path, or list of dict
+        A TOML claims file (``[[claim]]`` tables) or the claims themselves, each with a ``kind`` and
+        the reported numbers (see the module docstring for every kind and its fields).
+    confidence_level : float
+        Level of the recomputed intervals.
+    alpha : float
+        Significance level: what ``p = "ns"`` means.
+    n_resamples : int
+        Bootstrap replicates where an interval is bootstrapped (F1 from a table, κ at another
+        prevalence).
+    rng : int
+        Seed of those bootstraps (the same claims and seed give the same numbers).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`: ``claim`` (1-based position), ``kind``, ``sentence``, ``statistic``,
+        ``reported``, ``recomputed``, ``ci_low``, ``ci_high``, ``confidence_level``, ``p_reported``,
+        ``p_recomputed``, ``verdict`` (``consistent``, ``inconsistent``, ``not supported``),
+        ``reason`` (what was found and the assumption it rests on), ``could_conclude`` (κ at the
+        deployment prevalence, labels needed, judge-corrected prevalence) and ``details`` (a dict).
+        :func:`to_records` turns it into JSON-able records.
+
+    Raises
+    ------
+    InputError
+        An unknown kind or a missing or malformed field, naming the claim and the file.
+
+    Notes
+    -----
+    Each verdict's reason names its assumption: iid items unless the paper reports clustering,
+    binary labels with equal margins where a κ's standard error must come from κ and n alone,
+    untied systems for τ, independent samples for two κ or two win rates.
+
+    References
+    ----------
+    See the module docstring (:mod:`metaeval.review.claims`).
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> df = metaeval.check_claims([{"kind": "kappa", "value": 0.61, "n": 202, "percent_agreement": 0.80}])
+    >>> df.loc[0, "verdict"]
+    'consistent'
+    >>> df = metaeval.check_claims([{"kind": "correlation", "method": "pearson", "value": 0.52, "n": 30,
+    ...                              "p": "< .001"}])
+    >>> df.loc[0, "verdict"], round(float(df.loc[0, "p_recomputed"]), 4)
+    ('inconsistent', 0.0032)
+    """
+    if not 0 < confidence_level < 1:
+        raise InputError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
+    source = "<claims>"
+    if isinstance(claims, (str, Path)):
+        source = str(claims)
+        claims = load_claims(claims)
+    elif isinstance(claims, Mapping):
+        claims = [claims]
+    if not isinstance(claims, Sequence) or isinstance(claims, (str, bytes)):
+        raise InputError("claims must be a TOML path or a list of dicts", text=repr(claims)[:80])
+    opts = {"confidence_level": confidence_level, "alpha": alpha, "n_resamples": n_resamples, "rng": rng}
+    rows = []
+    for i, d in enumerate(claims, start=1):
+        if not isinstance(d, Mapping):
+            raise InputError(f"claim {i} is not a table of fields", source=source, text=repr(d))
+        c = _Claim(d, i, source)
+        if c.kind not in KINDS:
+            raise c.err(f"unknown kind {c.kind!r}", expected="one of " + ", ".join(KINDS),
+                        fix='set kind = "kappa" (or another kind listed)')
+        rows.append(KINDS[c.kind](c, opts))
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return None if not math.isfinite(float(v)) else float(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    return v
+
+
+def to_records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of :func:`check_claims` as JSON-able dicts (NaN → None, numpy → Python).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        What :func:`check_claims` returned.
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> import json, metaeval
+    >>> from metaeval.review.claims import to_records
+    >>> recs = to_records(metaeval.check_claims([{"kind": "accuracy", "value": 0.77, "n": 202}]))
+    >>> json.loads(json.dumps(recs))[0]["verdict"]
+    'consistent'
+    """
+    return [_jsonable(r) for r in frame.to_dict(orient="records")]
+
