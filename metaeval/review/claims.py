@@ -172,7 +172,7 @@ def load_claims(path) -> list[dict]:
     --------
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.toml"
-    >>> _ = path.write_text('[[claim]]\nkind = "accuracy"\nvalue = "0.770"\nn = 202\n', encoding="utf-8")
+    >>> _ = path.write_text('[[claim]]\\nkind = "accuracy"\\nvalue = "0.770"\\nn = 202\\n', encoding="utf-8")
     >>> load_claims(path)
     [{'kind': 'accuracy', 'value': '0.770', 'n': 202}]
     """
