@@ -223,8 +223,9 @@ def grim(value, n: int, *, decimals: int | None = None, items: int = 1, low: flo
 
     References
     ----------
-    Brown & Heathers (2016), Table 1: with n = 28 (whole-number scores) a mean of 5.19 is impossible
-    and 5.18 possible (28 × 5.19 = 145.32); tested in ``tests/test_review_feasibility.py``.
+    Brown & Heathers (2016). For example, with n = 28 whole-number scores the means near 5.19 are
+    145/28 = 5.179 and 146/28 = 5.214, so a printed 5.19 is impossible and 5.18 possible
+    (``tests/test_review_feasibility.py`` checks every two-decimal value against exact rounding).
 
     Examples
     --------
