@@ -60,13 +60,16 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
+from ..agreement.kernels import chance_corrected
 from ..core import registry
 from ..core.errors import InputError
 
 __all__ = ["decimals_of", "rounding_interval", "grim", "kappa_feasibility", "GrimResult", "KappaFeasibility"]
 
-#: Slack added to every rounding interval against floating-point error (far below any printed digit).
-EPS = 1e-9
+#: Slack added to every rounding interval against floating-point error (far below any printed digit;
+#: numbers printed with more than :data:`MAX_DECIMALS` decimals are refused).
+EPS = 1e-12
+MAX_DECIMALS = 10
 #: Pairs (A, a) evaluated per numpy block in the κ-only search.
 _BLOCK = 2_000_000
 
@@ -149,8 +152,9 @@ def rounding_interval(value, decimals: int | None = None) -> tuple[float, float,
     """
     x = _number(value, "value")
     d = decimals_of(value) if decimals is None else int(decimals)
-    if d < 0:
-        raise InputError(f"decimals must be ≥ 0, got {decimals!r}")
+    if d < 0 or d > MAX_DECIMALS:
+        raise InputError(f"decimals must be between 0 and {MAX_DECIMALS}, got {d!r}", text=str(value),
+                         fix="give the number as printed (papers print a few decimals)")
     h = 0.5 * 10.0 ** (-d)
     return x - h, x + h, d
 
@@ -484,17 +488,19 @@ def _nearest_in_block(n, A, a, kint, pint, kval, pval):
     target = min(kval, 1 - 1e-9) if kval is not None else 0.0      # κ → 1 asks for the largest |v|
     pe_t = (po - target) / (1 - target)
     v_cont = np.sqrt(np.clip(2 * (base - n * n * pe_t), 0, None))
-    cands = []
-    for off in (-2, -1, 0, 1, 2):
-        v = np.floor(v_cont) + off
-        v = v - np.mod(v - D, 2)
-        cands.append(np.clip(v, np.mod(D, 2), D))      # both ends have the parity of D
-    V = np.concatenate(cands)
-    T = _tables_from(n, np.tile(A, len(cands)), np.tile(a, len(cands)), V)
-    kap, pov = _kappa_of(T)
-    s = _score(kap, pov, kval, pval, kint, pint)
+    # κ rises with |v|, so the best |v| is one of the two of D's parity around v_cont
+    v1 = np.floor(v_cont)
+    v1 = v1 - np.mod(v1 - D, 2)
+    lo_v = np.mod(D, 2)                          # both ends of [lo_v, D] have the parity of D
+    V = np.concatenate([np.clip(v1, lo_v, D), np.clip(v1 + 2, lo_v, D)])
+    AA, aa = np.tile(A, 2), np.tile(a, 2)
+    pe = (np.tile(base, 2) - V * V / 2.0) / (n * n)
+    kap = chance_corrected(AA / n, pe)           # the closed form; the chosen table is recomputed below
+    s = _score(kap, AA / n, kval, pval, kint, pint)
     i = int(np.argmin(s))
-    return T[i], float(kap[i]), float(pov[i]), float(s[i])
+    T = _tables_from(n, AA[i:i + 1], aa[i:i + 1], V[i:i + 1])
+    k_i, p_i = _kappa_of(T)
+    return T[0], float(k_i[0]), float(p_i[0]), float(_score(k_i, p_i, kval, pval, kint, pint)[0])
 
 
 def _two_by_two_n(n, kint, pint, kval, pval):
@@ -547,19 +553,13 @@ def _two_by_two_n(n, kint, pint, kval, pval):
         block = min(2 * block, _BLOCK)     # small first blocks: a match is usually near p_o = (1 + κ)/2
         As = order[start:stop]
         start = stop
-        A = np.repeat(As, As // 2 + 1)
-        a = np.concatenate([np.arange(x // 2 + 1) for x in As])
-        lo, hi, D = _v_range(n, A, a, kint)
-        v, ok = _parity_hit(lo, hi, D)
-        ok &= ~((A == n) & ((a == 0) | (a == n)))
-        if ok.any():
-            T = _tables_from(n, A[ok], a[ok], v[ok])
-            kap, po = _kappa_of(T)
-            good = _in(kap, kint[0], kint[1])
-            if good.any():
-                i = int(np.flatnonzero(good)[0])
-                return KappaFeasibility(True, kval, None, n, T[i], float(kap[i]), float(po[i]), None, search)
+        sizes = As // 2 + 1
+        A = np.repeat(As, sizes)
+        a = np.arange(len(A)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        # the κ nearest the reported one for each (A, a) (κ rises with |v|): feasible iff it prints right
         cand = _nearest_in_block(n, A, a, kint, None, kval, None)
+        if _in(cand[1], kint[0], kint[1]):
+            return KappaFeasibility(True, kval, None, n, cand[0], cand[1], cand[2], None, search)
         if best is None or cand[3] < best[3]:
             best = cand
     return KappaFeasibility(False, kval, None, n, best[0], best[1], best[2], 0, search)
