@@ -142,7 +142,8 @@ def rounding_interval(value, decimals: int | None = None) -> tuple[float, float,
     Returns
     -------
     (low, high, decimals)
-        ``value ∓ ½·10^−decimals``, both ends included.
+        ``value ∓ ½·10^−decimals``, both ends included. A number showing more than
+        :data:`MAX_DECIMALS` decimals (a float at full precision) is taken to that many.
 
     Examples
     --------
@@ -151,7 +152,7 @@ def rounding_interval(value, decimals: int | None = None) -> tuple[float, float,
     (0.605, 0.615, 2)
     """
     x = _number(value, "value")
-    d = decimals_of(value) if decimals is None else int(decimals)
+    d = min(decimals_of(value), MAX_DECIMALS) if decimals is None else int(decimals)
     if d < 0 or d > MAX_DECIMALS:
         raise InputError(f"decimals must be between 0 and {MAX_DECIMALS}, got {d!r}", text=str(value),
                          fix="give the number as printed (papers print a few decimals)")
