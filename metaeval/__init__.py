@@ -60,6 +60,9 @@ _LAZY = {
     "alt_test": "inference.alt_test", "AltTestResult": "inference.alt_test", "alt_test_simulation": "inference.alt_test",
     "Leaderboard": "inference.leaderboard", "leaderboard": "inference.leaderboard", "leaderboard_metrics": "inference.leaderboard", "leaderboard_pairs": "inference.leaderboard",
     "label_budget": "inference.budget", "required_labels": "inference.budget",
+    # many judges: panels (issue #22)
+    "judge_panel": "panels.panel", "jury_vs_best": "panels.panel", "PanelResult": "panels.panel",
+    "JuryComparison": "panels.panel",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
