@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError, UndefinedStatisticWarning
+from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.resample import (
     DEFAULT_CI_METHOD,
     DEFAULT_N_RESAMPLES,
@@ -105,10 +105,11 @@ class PanelResult(ResultSet):
     --------
     >>> import metaeval as me
     >>> d = me.datasets.load("trec_dl_like")
-    >>> res = me.judge_panel(d.qrels_human, {"judge": d.qrels_judge, "human": d.qrels_human},
+    >>> coarse = d.qrels_judge.assign(relevance=d.qrels_judge.relevance // 2 * 3)   # 0 or 3
+    >>> res = me.judge_panel(d.qrels_human, {"judge": d.qrels_judge, "coarse": coarse},
     ...                      cluster="query_id", n_resamples=200, rng=0)
     >>> type(res).__name__, res.best, res.tied
-    ('PanelResult', 'human', ['human'])
+    ('PanelResult', 'judge', ['judge'])
     """
 
     _row_attrs = ()
@@ -306,7 +307,7 @@ def _align_all(reference, sources: dict, *, on, label, scale, binarize, cluster,
             worst = max(dropped, key=dropped.get)
             warnings.warn(f"items='common': {int((~keep).sum())} item(s) not judged by every judge left out "
                           f"(up to {dropped[worst]} of judge {worst!r}); result.design['items_dropped'] has the "
-                          "count per judge, items='own' keeps them", UndefinedStatisticWarning, stacklevel=3)
+                          "count per judge, items='own' keeps them", MetaevalWarning, stacklevel=3)
     return _Panel(names, ref, codes, cl, sc, reports, dropped, n_before)
 
 
@@ -600,14 +601,17 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     --------
     >>> import metaeval as me
     >>> d = me.datasets.load("trec_dl_like")
-    >>> judges = {"judge": d.qrels_judge, "judge, binary": d.qrels_judge.assign(relevance=lambda f: f.relevance // 2 * 3)}
-    >>> res = me.judge_panel(d.qrels_human, judges, cluster="query_id", n_resamples=500, rng=0)
-    >>> res.to_frame()[["judge", "estimate", "rank", "tied_with_best"]].round(3)
-               judge  estimate  rank  tied_with_best
-    0          judge     0.394     1            True
-    1  judge, binary     0.345     2           False
-    >>> round(res.agreement.loc["judge", "judge, binary"], 3)
-    0.492
+    >>> coarse = d.qrels_judge.assign(relevance=d.qrels_judge.relevance // 2 * 3)   # says 0 or 3 only
+    >>> res = me.judge_panel(d.qrels_human, {"judge": d.qrels_judge, "coarse": coarse},
+    ...                      cluster="query_id", n_resamples=500, rng=0)
+    >>> res.to_frame()[["judge", "estimate", "rank", "tied_with_best", "difference"]].round(3)
+        judge  estimate  rank  tied_with_best  difference
+    0   judge     0.394     1            True       0.000
+    1  coarse     0.283     2           False      -0.111
+    >>> print(res.differences)
+    [judge=coarse, best=judge] cohen_kappa difference = -0.1112, 95% max-t CI [-0.1396, -0.0829], p < 0.002 (n = 7731, clusters: 40)
+    >>> float(round(res.agreement.loc["judge", "coarse"], 3))
+    0.291
     """
     if not 0 < confidence_level < 1:
         raise InputError(f"confidence_level must be in (0, 1), got {confidence_level!r}", source="<judge_panel>")
@@ -620,6 +624,14 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     sources = _judge_sources(judges)
     panel = _align_all(reference, sources, on=on, label=label, scale=scale, binarize=binarize, cluster=cluster,
                        items=items, align_kw=align_options)
+    return _panel_result(panel, statistic=statistic, weights=weights, component=component, cluster=cluster,
+                         items=items, matrix_statistic=matrix_statistic, errors=errors, ci_method=ci_method,
+                         n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
+
+
+def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, items, matrix_statistic, errors,
+                  ci_method, n_resamples, confidence_level, rng) -> PanelResult:
+    """judge_panel's computations on the aligned labels (the coverage simulation calls it directly)."""
     name, f, bound = _bound_statistic(statistic, weights, component, panel.scale)
     J, K2 = len(panel.names), panel.k ** 2
     res = bootstrap(_per_set(f, J, K2), panel.units(), n_resamples=n_resamples, ci_method=ci_method,
@@ -629,7 +641,7 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     theta = res.theta_hat
     for j in np.flatnonzero(np.isnan(theta)):
         warnings.warn(f"{name} is undefined (NaN) for judge {panel.names[j]!r}: it is ranked last and left out of "
-                      "the comparisons", UndefinedStatisticWarning, stacklevel=2)
+                      "the comparisons", UndefinedStatisticWarning, stacklevel=3)
     best = int(np.nanargmax(theta)) if np.isfinite(theta).any() else 0
     fac = float(res.extra.get("cluster_correction", 1.0))
     out = PanelResult(name="judge_panel")
@@ -796,6 +808,14 @@ def jury_vs_best(reference, judges, jury_labels, *, statistic: str = "cohen_kapp
     sources = {**members, jury_name: _jury_frame(jury_labels, on, label)}
     panel = _align_all(reference, sources, on=on, label=label, scale=scale, binarize=binarize, cluster=cluster,
                        items="common", align_kw=align_options)
+    return _jury_result(panel, statistic=statistic, weights=weights, component=component, cluster=cluster,
+                        ci_method=ci_method, n_resamples=n_resamples, confidence_level=confidence_level,
+                        alternative=alternative, rng=rng, jury_name=jury_name)
+
+
+def _jury_result(panel: _Panel, *, statistic, weights, component, cluster, ci_method, n_resamples,
+                 confidence_level, alternative, rng, jury_name="jury") -> JuryComparison:
+    """jury_vs_best's computations on the aligned labels (members first, the jury last)."""
     name, f, _ = _bound_statistic(statistic, weights, component, panel.scale)
     J, K2 = len(panel.names), panel.k ** 2
     per = _per_set(f, J, K2)
