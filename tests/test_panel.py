@@ -322,7 +322,7 @@ def coverage_of_the_set_tied_with_the_best(n_sims=400, n_resamples=500, seed=0,
     return hits / n_sims, float(np.mean(sizes))
 
 
-def jury_type_one_error(n_sims=600, n_resamples=500, seed=0, alternative="two-sided", ci_method="bca",
+def jury_type_one_error(n_sims=600, n_resamples=500, seed=0, alternative="greater", ci_method="bca",
                         members=(0.6, 0.6, 0.5), jury=0.6, n_topics=30, per_topic=40):
     """Rejection rate at 0.05 of H0 'the jury equals its best member' with a planted no-gain jury."""
     rng = np.random.default_rng(seed)
@@ -351,6 +351,44 @@ def set_tied_with_the_best_covers_test():
 @pytest.mark.slow
 def jury_vs_best_type_one_error_test():
     """A jury as good as its best member (two members tied at the top): the rejection rate of
-    'no difference' at 0.05 stays at or below 0.06 (R = 400, Monte-Carlo SE about 0.011)."""
+    'no gain' (alternative='greater', the default) at 0.05 stays at or below 0.06 (R = 400,
+    Monte-Carlo SE about 0.011 at 0.05)."""
     rate = jury_type_one_error(n_sims=400, n_resamples=400, seed=2)
     assert rate <= 0.06, rate
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------------------------
+
+def forest_figure_draws_the_results_test(panel):
+    from metaeval import figures
+
+    ax = figures.plot_panel_forest(panel)
+    f = panel.to_frame().sort_values("estimate", ascending=False)
+    assert [t.get_text() for t in ax.get_yticklabels()] == f["judge"].tolist()
+    tied = next(a for a in ax.lines if a.get_gid() == "estimate:tied")
+    np.testing.assert_allclose(tied.get_xdata(), f.loc[f["tied_with_best"], "estimate"])
+    other = next(a for a in ax.lines if a.get_gid() == "estimate:other")
+    assert other.get_markerfacecolor() == "white"
+    segs = next(c for c in ax.collections if c.get_gid() == "interval:other").get_segments()
+    np.testing.assert_allclose([s[0][0] for s in segs], f.loc[~f["tied_with_best"], "ci_low"])
+    assert any(p.get_gid() == "tied-band" for p in ax.patches)
+    assert "Cohen" in ax.get_xlabel()
+
+
+def heatmap_figure_in_clustered_order_test(panel):
+    from metaeval import figures
+    from metaeval.output.figures_panel import cluster_order
+
+    fig, ax = figures.subplots()
+    assert figures.plot_panel_heatmap(panel, which="error_correlation", ax=ax) is ax
+    order = cluster_order(panel.error_correlation)
+    assert [t.get_text() for t in ax.get_xticklabels()] == order
+    np.testing.assert_allclose(np.asarray(ax.images[0].get_array()),
+                               panel.error_correlation.loc[order, order].to_numpy())
+    # the two good judges (most alike) are neighbours in the clustered order of the agreement matrix
+    o = cluster_order(panel.agreement)
+    assert abs(o.index("good") - o.index("also good")) == 1
+    with pytest.raises(me.InputError, match="which must be"):
+        figures.plot_panel_heatmap(panel, which="kappa")

@@ -730,7 +730,7 @@ def jury_vs_best(reference, judges, jury_labels, *, statistic: str = "cohen_kapp
                  component: str | None = None, cluster: str | None = None, binarize: float | None = None,
                  on=("query_id", "doc_id"), label="relevance", scale: Scale | None = None,
                  ci_method: str = DEFAULT_CI_METHOD, n_resamples: int = DEFAULT_N_RESAMPLES,
-                 confidence_level: float = 0.95, alternative: str = "two-sided", rng=None,
+                 confidence_level: float = 0.95, alternative: str = "greater", rng=None,
                  **align_options) -> JuryComparison:
     """A jury's agreement with the reference minus its best member's, the best chosen in every draw.
 
@@ -752,8 +752,10 @@ def jury_vs_best(reference, judges, jury_labels, *, statistic: str = "cohen_kapp
     n_resamples : int
         Draws shared by the jury and every member.
     confidence_level : float
-    alternative : {"two-sided", "greater", "less"}
-        Of the interval and the p-value; ``"greater"`` asks whether the jury beats its best member.
+    alternative : {"greater", "two-sided", "less"}
+        Of the interval and the p-value. The default ``"greater"`` asks whether the jury beats its
+        best member (H1: Δ > 0; the interval is one-sided, ``[low, inf)``). See Notes before
+        reading a two-sided test's "the jury is worse".
     rng : None, int or numpy.random.Generator
     **align_options
         Passed to :func:`metaeval.align` (``out_of_scale``, ``duplicates`` ...).
@@ -773,7 +775,13 @@ def jury_vs_best(reference, judges, jury_labels, *, statistic: str = "cohen_kapp
     comparing on the same data would favour the member (its estimate is the maximum of several noisy
     ones) — that bias works against the jury, so the comparison does not flatter the jury; choosing
     it inside every draw carries the selection's variability into the interval. The type-I error of
-    H0: Δ = 0 is simulated in tests/test_panel.py (marked slow) with a planted "no gain" jury.
+    H0: Δ = 0 is simulated in tests/test_panel.py (marked slow) with a planted "no gain" jury (30
+    topics of 40 items, members with agreement 0.6, 0.6, 0.5, a jury of 0.6, B = 400): the one-sided
+    test of a gain rejected in 0.01 of the panels at 0.05 — conservative, because with members tied
+    at the top the best member's estimate is the maximum of tied noisy estimates (biased upwards,
+    more than the bootstrap reproduces). The same bias makes a *two-sided* test reject "the jury is
+    worse" too often when members tie (0.14–0.20 at 0.05 in the same simulation): a jury reported
+    worse than its best member needs a held-out comparison, not this test.
 
     References
     ----------
