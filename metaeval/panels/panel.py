@@ -237,7 +237,7 @@ def _load_reference(reference, on, label):
 
 
 def _align_all(reference, sources: dict, *, on, label, scale, binarize, cluster, items, align_kw) -> _Panel:
-    from ..data.alignment import align
+    from ..data.alignment import Paired, PairedTables, align
 
     if items not in ("common", "own"):
         raise InputError(f"items must be 'common' or 'own', got {items!r}", source="<judge_panel>")
@@ -245,11 +245,21 @@ def _align_all(reference, sources: dict, *, on, label, scale, binarize, cluster,
     on_cols = [on] if isinstance(on, str) else list(on)
     paireds, reports = {}, {}
     for name, src in sources.items():
-        try:
-            p = align(ref, src, on=on, label=label, scale=scale, names=("reference", name), rows=True, **align_kw)
-        except InputError as e:
-            raise InputError(f"judge {name!r}: {e.problem}", source=e.source, line=e.line, text=e.text,
-                             expected=e.expected, fix=e.fix) from None
+        if isinstance(src, Paired):                       # already aligned with the reference
+            p = src
+        elif ref is None:
+            raise InputError(f"judge {name!r}: no reference to align it with", source="<judge_panel>",
+                             fix="pass the reference, or every judge as a Paired from metaeval.align")
+        else:
+            try:
+                p = align(ref, src, on=on, label=label, scale=scale, names=("reference", name), rows=True,
+                          **align_kw)
+            except InputError as e:
+                raise InputError(f"judge {name!r}: {e.problem}", source=e.source, line=e.line, text=e.text,
+                                 expected=e.expected, fix=e.fix) from None
+        if isinstance(p, PairedTables):
+            raise InputError(f"judge {name!r} is a PairedTables (counts, no items): a panel matches items by key",
+                             source="<judge_panel>", fix="align(..., rows=True)")
         if binarize is not None:
             p = p.binarize(binarize)
         if isinstance(cluster, str) and cluster not in p.data.columns:
@@ -510,9 +520,11 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     ----------
     reference : DataFrame or path
         The reference judgment set (usually human), in any form :func:`metaeval.align` takes.
-    judges : mapping of str → DataFrame or path, or path of a directory
+    judges : mapping of str → DataFrame, path or Paired; or path of a directory
         The judges' judgment sets by name, or a folder with one judgment file per judge (the name
-        is the file name without its extension).
+        is the file name without its extension). A :class:`metaeval.Paired` (from
+        :func:`metaeval.align` of the reference and that judge) is used as it is (``reference``
+        may then be None).
     statistic : str
         Any registered table statistic (``metaeval.core.registry.names("table")``), plain or with
         its weights as a suffix: ``cohen_kappa``, ``cohen_kappa_quadratic``,
