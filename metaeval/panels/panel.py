@@ -284,7 +284,10 @@ def _align_all(reference, sources: dict, *, on, label, scale, binarize, cluster,
             f["_cl"] = p.data[cluster].astype(str).to_numpy()
         frames.append(f)
     allf = pd.concat(frames, ignore_index=True)
-    item, _ = pd.MultiIndex.from_frame(allf[on_cols]).factorize()
+    item = np.zeros(len(allf), dtype=np.int64)
+    for c in on_cols:                                     # one integer code per distinct key tuple
+        codes_c, uniq_c = pd.factorize(allf[c])
+        item = pd.factorize(item * (len(uniq_c) + 1) + codes_c)[0].astype(np.int64)
     n_items = int(item.max()) + 1 if len(item) else 0
     J = len(names)
     codes = np.full((n_items, J), -1, dtype=np.int64)
@@ -476,30 +479,38 @@ def _pair_matrices(panel: _Panel, f_matrix, errors: str):
     """Judge × judge agreement (f_matrix on their table) and error correlation, on items both judged."""
     J, k = len(panel.names), panel.k
     codes, ref = panel.codes, panel.ref
-    tables = np.zeros((J * J, k * k))
-    for i in range(J):
-        for j in range(J):
-            ok = (codes[:, i] >= 0) & (codes[:, j] >= 0)
-            tables[i * J + j] = np.bincount(codes[ok, i] * k + codes[ok, j], minlength=k * k)
+    present = codes >= 0
+    onehot = np.zeros((len(codes), J, k))
+    ii, jj = np.nonzero(present)
+    onehot[ii, jj, codes[ii, jj]] = 1.0
+    flat = onehot.reshape(len(codes), J * k)
+    # tables[i, j, a, b] = items judged a by judge i and b by judge j (items both judged)
+    tables = (flat.T @ flat).reshape(J, k, J, k).transpose(0, 2, 1, 3).reshape(J * J, k * k)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         agree = np.asarray(f_matrix(tables), dtype=float).reshape(J, J)
     if errors == "indicator":
-        err = np.where(codes >= 0, (codes != ref[:, None]).astype(float), np.nan)
+        err = (codes != ref[:, None]).astype(float)
     else:
         try:
             vals = np.asarray(panel.scale.levels, dtype=float)
         except (TypeError, ValueError):
             raise InputError("errors='signed' needs numeric levels", source="<judge_panel>",
                              fix="errors='indicator'") from None
-        err = np.where(codes >= 0, vals[np.maximum(codes, 0)] - vals[ref][:, None], np.nan)
-    corr = np.full((J, J), np.nan)
-    for i in range(J):
-        for j in range(i, J):
-            ok = ~(np.isnan(err[:, i]) | np.isnan(err[:, j]))
-            a, b = err[ok, i], err[ok, j]
-            if len(a) > 1 and a.std() > 0 and b.std() > 0:
-                corr[i, j] = corr[j, i] = float(np.corrcoef(a, b)[0, 1])
+        err = vals[np.maximum(codes, 0)] - vals[ref][:, None]
+    # Pearson correlation over the items both judges labelled (pairwise complete), as matrix products
+    m = present.astype(float)
+    x = np.where(present, err, 0.0)
+    n = m.T @ m
+    sx = x.T @ m                                          # sx[i, j] = Σ x_i over items j also judged
+    sxx = (x * x).T @ m
+    sxy = x.T @ x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sx.T / n
+        vx = sxx - sx * sx / n
+        corr = cov / np.sqrt(vx * vx.T)
+    tol = 1e-12 * np.maximum(n, 1.0)
+    corr = np.where((n > 1) & (vx > tol) & (vx.T > tol), np.clip(corr, -1.0, 1.0), np.nan)
     idx = pd.Index(panel.names, name="judge")
     return pd.DataFrame(agree, index=idx, columns=idx), pd.DataFrame(corr, index=idx, columns=idx)
 
