@@ -603,8 +603,10 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     draws, S the judges still in; this repeats (stepdown) until nobody more leaves. Every best judge
     stays in with probability at least ``confidence_level`` (asymptotically), whichever judge is
     observed best: the procedure of Mogstad, Romano, Shaikh & Wilhelm (2024) for the best, in the
-    spirit of Hansen, Lunde & Nason's (2011) model confidence set. Its coverage is simulated in
-    tests/test_panel.py (marked slow).
+    spirit of Hansen, Lunde & Nason's (2011) model confidence set. Its coverage, simulated (30 topics
+    of 40 items, six judges, cluster percentile bootstrap with B = 500, R = 1,000 panels; the
+    generator is in tests/test_panel.py, marked slow): 0.969 (Monte-Carlo SE 0.006) with three
+    judges tied at the top (mean set size 3.5 of 6), 0.999 with one best (mean size 2.8).
 
     With clusters, the standard errors are widened by the engine's small-cluster factor
     (:func:`metaeval.core.resample.cluster_correction_factor`), as every interval of the package.
@@ -799,12 +801,14 @@ def jury_vs_best(reference, judges, jury_labels, *, statistic: str = "cohen_kapp
     ones) — that bias works against the jury, so the comparison does not flatter the jury; choosing
     it inside every draw carries the selection's variability into the interval. The type-I error of
     H0: Δ = 0 is simulated in tests/test_panel.py (marked slow) with a planted "no gain" jury (30
-    topics of 40 items, members with agreement 0.6, 0.6, 0.5, a jury of 0.6, B = 400): the one-sided
-    test of a gain rejected in 0.01 of the panels at 0.05 — conservative, because with members tied
-    at the top the best member's estimate is the maximum of tied noisy estimates (biased upwards,
-    more than the bootstrap reproduces). The same bias makes a *two-sided* test reject "the jury is
-    worse" too often when members tie (0.14–0.20 at 0.05 in the same simulation): a jury reported
-    worse than its best member needs a held-out comparison, not this test.
+    topics of 40 items, each label kept with probability a + a topic effect, else uniform; members
+    a = 0.6, 0.6, 0.5 and a jury of 0.6; BCa, B = 500, R = 1,000 panels): the one-sided test of a gain
+    rejected in 0.011 (Monte-Carlo SE 0.003) of the panels at 0.05; with one clear best member
+    (0.6, 0.5, 0.4) in 0.038 (SE 0.006). It is conservative under ties because the best member's
+    estimate is the maximum of tied noisy estimates (biased upwards, more than the bootstrap
+    reproduces). The same bias makes a *two-sided* test reject too often when members tie (0.079,
+    SE 0.009, at 0.05, mostly "the jury is worse"): a jury reported worse than its best member needs
+    a held-out comparison, not this test.
 
     References
     ----------
