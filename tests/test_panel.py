@@ -341,9 +341,10 @@ def jury_type_one_error(n_sims=600, n_resamples=500, seed=0, alternative="greate
 
 @pytest.mark.slow
 def set_tied_with_the_best_covers_test():
-    """Nominal 0.95; three judges tied at the top of six, 30 topics of 40 items. R = 300 panels of
-    B = 400 draws (Monte-Carlo SE about 0.013 at 0.95); larger runs are in the report of issue #22."""
-    coverage, mean_size = coverage_of_the_set_tied_with_the_best(n_sims=300, n_resamples=400, seed=1)
+    """Nominal 0.95; three judges tied at the top of six, 30 topics of 40 items. R = 200 panels of
+    B = 300 draws (Monte-Carlo SE about 0.015 at 0.95); R = 1,000 with B = 500 gave 0.969 (judge_panel's
+    Notes)."""
+    coverage, mean_size = coverage_of_the_set_tied_with_the_best(n_sims=200, n_resamples=300, seed=1)
     assert coverage >= 0.93, coverage
     assert mean_size < 6          # the set still excludes judges: it is not the trivial set
 
