@@ -62,6 +62,9 @@ _LAZY = {
     "label_budget": "inference.budget", "required_labels": "inference.budget",
     # reviewer mode
     "check_claims": "review.claims",
+    # many judges: panels (issue #22)
+    "judge_panel": "panels.panel", "jury_vs_best": "panels.panel", "PanelResult": "panels.panel",
+    "JuryComparison": "panels.panel",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures

@@ -29,7 +29,15 @@ import pandas as pd
 
 from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
-from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, table_units
+from ..core.resample import (
+    DEFAULT_CI_METHOD,
+    DEFAULT_N_RESAMPLES,
+    BootstrapResult,
+    Units,
+    bootstrap,
+    shared_table_units,
+    table_units,
+)
 from ..core.results import Estimate, ResultSet
 from ..core.scale import Scale
 from .weights import weight_matrix
@@ -1331,7 +1339,7 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
         if ((r < 0) | (c < 0))[present].any():
             raise InputError(f"labels of {s} outside the scale {scale.levels}")
         cells.append(np.where(present, r * k + c, -1))
-    combo = (cells[0] + 1) * (k * k + 1) + (cells[1] + 1)
+    cl = None
     if cluster is not None:
         if isinstance(cluster, str):
             cl = m["cl_a"].where(m["cl_a"].notna(), m["cl_b"]).to_numpy()
@@ -1339,22 +1347,7 @@ def agreement_difference(a, b, *, statistic="cohen_kappa", weights=None, scale=N
             cl = np.asarray(cluster)
             if len(cl) != len(m):
                 raise InputError(f"cluster has {len(cl)} entries for {len(m)} items")
-        _, group = np.unique(cl.astype(str), return_inverse=True)
-        kind = "clusters"
-    else:
-        _, group = np.unique(combo, return_inverse=True)
-        kind = "items"
-    n_g = int(group.max()) + 1
-    X = np.zeros((n_g, 2 * k * k))
-    for s, cell in enumerate(cells):
-        ok = cell >= 0
-        np.add.at(X, (group[ok], s * k * k + cell[ok]), 1)
-    if kind == "items":
-        mult = np.bincount(group, minlength=n_g)
-        X = X / mult[:, None]
-        units = Units(X, mult, kind="items")
-    else:
-        units = Units(X, np.ones(n_g, dtype=np.int64), kind="clusters")
+    units = shared_table_units(np.column_stack(cells), k * k, cluster=cl)
     td0 = TableData(np.zeros((k, k), dtype=np.int64), Units(np.zeros((1, 1)), [0]), scale, 0)
     bound = _named(statistic, td0, weights)
     if bound.statistic.components is not None:

@@ -59,7 +59,7 @@ from scipy.special import ndtr, ndtri
 from ..core.errors import SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
-           "table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
+           "table_units", "shared_table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
            "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE",
            "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS"]
 
@@ -324,6 +324,77 @@ def table_units(table, *, cluster_tables=None, strata_tables=None) -> Units:
     t = np.asarray(table)
     k2 = t.size
     return Units(np.eye(k2), t.ravel().astype(np.int64), kind="items")
+
+
+def shared_table_units(cells, n_cells: int, *, cluster=None) -> Units:
+    """Units for several tables on the same items, drawn together: one shared draw for J label sets.
+
+    Label set j puts item i in cell ``cells[i, j]`` of its own table of ``n_cells`` cells (or
+    nowhere: −1, the item is not in that set). A draw of the returned units gives all J tables of
+    one bootstrap sample of the items (or clusters) at once, columns ``j·n_cells … (j+1)·n_cells − 1``
+    of the sufficient statistic being set j's table, so every statistic of set j is paired with the
+    same statistic of every other set (:func:`metaeval.agreement_difference` for J = 2,
+    :func:`metaeval.judge_panel` for a panel of judges).
+
+    Parameters
+    ----------
+    cells : array (N, J) of int
+        Cell index of each item in each label set (``reference_code · K + candidate_code`` for a
+        K×K table), −1 where the item is absent from the set.
+    n_cells : int
+        Cells per table (K²).
+    cluster : array (N,), optional
+        Cluster (topic) of each item: clusters become the units (their J tables, m = 1), in the
+        sorted order of the ids (as text). Without it the units are the distinct rows of ``cells``
+        (the items' combinations of cells) with their multiplicities, so an iid draw is a
+        multinomial draw of N items.
+
+    Returns
+    -------
+    Units
+        ``X`` of shape (U, J·n_cells); ``kind`` ``"clusters"`` or ``"items"``.
+
+    References
+    ----------
+    The iid form is :func:`table_units` for the joint cell of all J sets (a multinomial draw of the
+    N items); the cluster form is the per-cluster tables side by side (Davison & Hinkley 1997, §3.8).
+    tests/test_panel.py checks that each set's block equals its own :func:`table_units` total and
+    that :func:`metaeval.agreement_difference` is unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cells = np.array([[0, 0], [3, 1], [3, 1], [0, -1]])      # two 2x2 tables, item 4 only in set 1
+    >>> u = shared_table_units(cells, 4)
+    >>> u.kind, u.n_units, u.total().tolist()
+    ('items', 4, [2.0, 0.0, 0.0, 2.0, 1.0, 2.0, 0.0, 0.0])
+    >>> shared_table_units(cells, 4, cluster=["a", "a", "b", "b"]).X.shape
+    (2, 8)
+    """
+    cells = np.asarray(cells, dtype=np.int64)
+    if cells.ndim == 1:
+        cells = cells[:, None]
+    n, J = cells.shape
+    n_cells = int(n_cells)
+    if cluster is not None:
+        cl = np.asarray(cluster)
+        if len(cl) != n:
+            raise ValueError(f"cluster has {len(cl)} entries for {n} items")
+        _, group = np.unique(cl.astype(str), return_inverse=True)
+        kind = "clusters"
+    else:
+        _, group = np.unique(cells, axis=0, return_inverse=True)
+        kind = "items"
+    group = np.asarray(group).ravel()
+    n_g = int(group.max()) + 1 if n else 0
+    X = np.zeros((n_g, J * n_cells))
+    for j in range(J):
+        ok = cells[:, j] >= 0
+        np.add.at(X, (group[ok], j * n_cells + cells[ok, j]), 1)
+    if kind == "items":
+        mult = np.bincount(group, minlength=n_g)
+        return Units(X / mult[:, None], mult, kind="items")
+    return Units(X, np.ones(n_g, dtype=np.int64), kind="clusters")
 
 
 def _draw(units: Units, rng: np.random.Generator, b: int) -> np.ndarray:

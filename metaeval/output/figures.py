@@ -48,6 +48,10 @@ Functions and their inputs
                                number of labelled topics; two panels)
 ``plot_budget_curve``          ``metaeval.label_budget`` frame (width, power or detectable difference
                                against the number of human labels)
+``plot_panel_forest``          ``metaeval.judge_panel`` result: one interval per judge, sorted, the
+                               set tied with the best marked
+``plot_panel_heatmap``         ``metaeval.judge_panel`` result (its agreement or error-correlation
+                               matrix) or a square frame, in clustered order
 =============================  ===================================================================
 
 Artists carry ``gid`` values (``"interval:<series>"``, ``"estimate"``, ``"ci"``, ``"target"``,
@@ -89,6 +93,7 @@ __all__ = [
     "plot_kappa_vs_prevalence", "plot_per_topic", "plot_length_by_label", "plot_generator_means",
     "plot_win_rates", "plot_relevant_counts", "plot_sensitivity", "plot_bootstrap",
     "plot_corrected_intervals", "plot_coverage_width", "plot_budget_curve",  # noqa: F822 (module __getattr__)
+    "plot_panel_forest", "plot_panel_heatmap",  # noqa: F822 (module __getattr__)
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1795,7 +1800,8 @@ def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None =
 # the plots of judge-corrected inference live in their own modules, which import this one's helpers;
 # they are looked up on first use (PEP 562), so either module also imports on its own
 _ELSEWHERE = {"plot_budget_curve": "figures_budget", "plot_corrected_intervals": "figures_inference",
-              "plot_coverage_width": "figures_inference"}
+              "plot_coverage_width": "figures_inference", "plot_panel_forest": "figures_panel",
+              "plot_panel_heatmap": "figures_panel"}
 
 
 def __getattr__(name: str):

@@ -1,1 +1,5 @@
 """Many judges: panels with paired comparisons, juries that combine judges (issue #22)."""
+
+from .panel import JuryComparison, PanelResult, judge_panel, jury_vs_best
+
+__all__ = ["judge_panel", "jury_vs_best", "PanelResult", "JuryComparison"]
