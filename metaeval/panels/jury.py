@@ -268,7 +268,7 @@ class JuryResult:
         ----------
         statistic : str
             A name of :func:`metaeval.agreement_report`'s statistics, e.g. ``cohen_kappa``,
-            ``krippendorff_alpha``, ``observed_agreement``.
+            ``krippendorff_alpha_nominal``, ``observed_agreement``, ``gwet_ac1``.
         **kwargs
             Passed to :func:`metaeval.agreement_report` (``cluster=``, ``n_resamples=``, ``rng=`` ...).
 
@@ -288,9 +288,8 @@ class JuryResult:
         if self.reference is None:
             raise InputError("the jury has no human labels to agree with", fix="pass reference= to jury()")
         ok = self.reference.notna().to_numpy() & self.labels.notna().to_numpy()
-        rs = agreement_report(self.reference.to_numpy()[ok], self.labels.to_numpy()[ok], statistics=[statistic],
-                              **kwargs)
-        return rs[0]
+        rs = agreement_report(self.reference.to_numpy()[ok], self.labels.to_numpy()[ok], **kwargs)
+        return rs.get(statistic)
 
     def __str__(self) -> str:
         lines = [f"Jury ({_agg.get(self.method).label}) of {len(self.judges)} judges on {len(self.labels)} items"]
@@ -464,17 +463,20 @@ def jury(ratings, method: str = "majority", *, item: str | None = None, rater: s
     >>> metaeval.jury(votes).labels.to_dict()
     {'q1': 'yes', 'q2': 'no', 'q3': 'yes', 'q4': 'no'}
     >>> ds = metaeval.jury(votes, method="dawid_skene")
+    >>> ds.labels.to_dict()
+    {'q1': 'yes', 'q2': 'no', 'q3': 'no', 'q4': 'no'}
     >>> ds.probabilities.round(3)
-          no    yes
-    q1  0.0    1.0
-    q2  1.0    0.0
-    q3  0.0    1.0
-    q4  1.0    0.0
+    label   no  yes
+    item
+    q1     0.0  1.0
+    q2     1.0  0.0
+    q3     1.0  0.0
+    q4     1.0  0.0
     >>> ds.confusions.loc["judge_c"].round(2)
     label    no   yes
     true
-    no     0.50  0.50
-    yes    0.50  0.50
+    no     0.33  0.67
+    yes    1.00  0.00
     """
     agg = _agg.get(method)
     gen, seed = make_rng(rng)
@@ -576,8 +578,11 @@ class JurySelection:
     >>> truth = rng.integers(0, 2, 300)
     >>> votes = np.column_stack([np.where(rng.random(300) < p, truth, 1 - truth) for p in (0.9, 0.8, 0.7, 0.6)])
     >>> sel = metaeval.select_jury(votes, truth, max_judges=3, rng=0)
-    >>> sel.curve[["n_judges", "judges"]].to_string(index=False)
-    ' n_judges judges\\n        1      0\\n        2  0 + 1\\n        3  0 + 1 + 2'
+    >>> sel.curve[["n_judges", "judges", "estimate", "apparent"]].round(3)
+       n_judges     judges  estimate  apparent
+    0         1          0     0.793     0.793
+    1         2      0 + 1     0.630     0.630
+    2         3  0 + 1 + 2     0.707     0.747
     """
 
     curve: pd.DataFrame
@@ -776,8 +781,11 @@ def select_jury(ratings, reference, *, method: str = "majority", statistic: str 
     >>> acc = (0.85, 0.75, 0.7, 0.55, 0.5)
     >>> votes = np.column_stack([np.where(rng.random(400) < a, truth, rng.integers(0, 3, 400)) for a in acc])
     >>> sel = metaeval.select_jury(votes, truth, max_judges=3, costs=[5, 2, 2, 1, 1], budgets=[2, 5, 9], rng=0)
-    >>> sel.curve[["budget", "cost", "judges"]].to_string(index=False)
-    ' budget  cost    judges\\n      2   2.0         1\\n      5   5.0         0\\n      9   9.0 0 + 1 + 2'
+    >>> sel.curve[["budget", "cost", "judges", "estimate", "apparent"]].round(3)
+       budget  cost     judges  estimate  apparent
+    0     2.0   2.0          2     0.704     0.734
+    1     5.0   5.0          0     0.816     0.850
+    2     9.0   9.0  0 + 1 + 2     0.925     0.925
     """
     agg = _agg.get(method)
     if not agg.categorical:
