@@ -347,9 +347,9 @@ def _log_likelihood_terms(rows: np.ndarray, log_conf: np.ndarray) -> np.ndarray:
     k = log_conf.shape[1]
     out = np.zeros((m, k))
     for g in range(r):
-        ok = rows[:, g] >= 0
-        if ok.any():
-            out[ok] += log_conf[g][:, rows[ok, g]].T
+        # rows of log P(label l | class ·), and a row of zeros at index −1 for "not judged"
+        table = np.vstack([log_conf[g].T, np.zeros((1, k))])
+        out += table[rows[:, g]]
     return out
 
 
@@ -432,12 +432,11 @@ def _ds_confusions(p: _Patterns, q: np.ndarray, k: int, used: np.ndarray) -> np.
     judge g ever said l, each true-class row normalised."""
     r = p.rows.shape[1]
     n = np.zeros((r, k, k))
-    wq = q * p.weight[:, None]
+    wq = np.ascontiguousarray((q * p.weight[:, None]).T)     # (K, m)
     for g in range(r):
-        ok = p.rows[:, g] >= 0
-        lab = p.rows[ok, g]
+        lab = np.where(p.rows[:, g] >= 0, p.rows[:, g], k)   # "not judged" counts in a bin of its own
         for c in range(k):
-            n[g, c] = np.bincount(lab, weights=wq[ok, c], minlength=k)
+            n[g, c] = np.bincount(lab, weights=wq[c], minlength=k + 1)[:k]
     n = np.where(used[:, None, :], np.maximum(n, EPS), 0.0)
     return n / n.sum(axis=2, keepdims=True)
 
@@ -465,19 +464,20 @@ def _log(x):
         return np.log(x)
 
 
-def _posteriors(p: _Patterns, priors: np.ndarray, conf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """E-step: class posteriors of each row (and the per-row log-likelihood terms)."""
-    ll = _log_likelihood_terms(p.rows, _log(conf))
+def _posteriors(p: _Patterns, priors: np.ndarray, conf: np.ndarray, ll=None) -> tuple[np.ndarray, np.ndarray]:
+    """E-step: class posteriors of each row (and the per-row log-likelihood terms, ``ll`` when known)."""
+    if ll is None:
+        ll = _log_likelihood_terms(p.rows, _log(conf))
     z = ll + np.log(np.maximum(priors, EPS))
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True), ll
 
 
-def _elbo(p: _Patterns, q: np.ndarray, priors: np.ndarray, conf: np.ndarray) -> float:
+def _elbo(p: _Patterns, q: np.ndarray, priors: np.ndarray, ll: np.ndarray) -> float:
     """crowd-kit's stopping criterion: Σ_responses Σ_c q_ic (log e_g[c, l] + log p_c) plus the entropy of
-    q (floored at EPS), per response. (The prior enters once per response, as crowd-kit has it.)"""
-    ll = _log_likelihood_terms(p.rows, _log(conf))
+    q (floored at EPS), per response. (The prior enters once per response, as crowd-kit has it.)
+    ``ll``: the log-likelihood terms of the confusion matrices."""
     n_resp = (p.rows >= 0).sum(axis=1).astype(float)
     joint = np.sum(p.weight * np.sum(q * (ll + n_resp[:, None] * np.log(np.maximum(priors, EPS))), axis=1))
     qc = np.maximum(q, EPS)
@@ -502,13 +502,14 @@ def _fit_em(votes: Votes, *, truth, n_iter: int, tol: float, one_coin: bool) -> 
         return pri, _ds_confusions(p, q, k, used), None
 
     priors, conf, skills = m_step(q)
-    loss, it, converged = -np.inf, 0, False
+    loss, it, converged, ll = -np.inf, 0, False, None
     while it < n_iter:
         it += 1
-        q, _ = _posteriors(p, priors, conf)
+        q, _ = _posteriors(p, priors, conf, ll)
         q = _fix_truth(q, p.truth)
         priors, conf, skills = m_step(q)
-        new = _elbo(p, q, priors, conf)
+        ll = _log_likelihood_terms(p.rows, _log(conf))   # for the bound now and the next E-step
+        new = _elbo(p, q, priors, ll)
         if new - loss < tol:
             converged = True
             break
