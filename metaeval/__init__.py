@@ -65,6 +65,8 @@ _LAZY = {
     # many judges: panels (issue #22)
     "judge_panel": "panels.panel", "jury_vs_best": "panels.panel", "PanelResult": "panels.panel",
     "JuryComparison": "panels.panel",
+    # many judges: juries
+    "jury": "panels.jury", "JuryResult": "panels.jury", "select_jury": "panels.jury", "JurySelection": "panels.jury",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures

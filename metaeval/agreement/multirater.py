@@ -131,7 +131,7 @@ from .analytic import DEFAULT_QUANTILE, analytic_estimate
 from .kernels import alpha_from_coincidence, chance_corrected
 from .weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
 
-__all__ = ["rater_agreement", "fleiss_kappa", "conger_kappa", "krippendorff_alpha", "RaterData",
+__all__ = ["rater_agreement", "fleiss_kappa", "conger_kappa", "krippendorff_alpha", "RaterData", "WideLabels", "wide_labels",
            "prepare_ratings", "sufficient_statistics", "MULTIRATER_STATISTICS"]
 
 #: The statistics :func:`rater_agreement` computes, in irrCAC's order, by their registry names.
@@ -283,59 +283,84 @@ def _cluster_of_items(cluster, n_rows, items_kept, source):
     return arr[items_kept]
 
 
-def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None = None,
-                    value: str | None = None, value_counts=None, levels: Sequence | None = None,
-                    cluster=None) -> RaterData:
-    """Parse ratings of many raters in any accepted form into a :class:`RaterData`.
+@dataclass(frozen=True)
+class WideLabels:
+    """Ratings of many raters as one items × raters array of labels, before they become categories.
+
+    Attributes
+    ----------
+    labels : numpy.ndarray
+        ``(n, R)``: float when every label is a number (NaN = not rated), else object (None = not rated).
+    items : numpy.ndarray
+        The n item ids (a DataFrame's index, the long frame's sorted item ids, or 0 … n − 1).
+    raters : tuple
+        The R rater names.
+    cluster : numpy.ndarray or None
+        The cluster of each row (``cluster=``), not yet checked against the number of rows.
+    source : str
+        How error messages name the input.
+    plain_array : bool
+        Whether the input was a bare array (no names), for the orientation warning.
+    levels : tuple or None
+        The scale's levels when the input carries them (a Paired), else None.
+
+    Examples
+    --------
+    >>> from metaeval.agreement.multirater import wide_labels
+    >>> w = wide_labels([[1, 2], [None, 3]])
+    >>> w.labels.tolist(), w.raters
+    ([[1.0, 2.0], [nan, 3.0]], (0, 1))
+    """
+
+    labels: np.ndarray
+    items: np.ndarray
+    raters: tuple
+    cluster: object
+    source: str
+    plain_array: bool
+    levels: tuple | None = None
+
+
+def wide_labels(ratings, *, item: str | None = None, rater: str | None = None, value: str | None = None,
+                cluster=None) -> WideLabels:
+    """The items × raters labels of any accepted ratings form (the first half of :func:`prepare_ratings`).
+
+    Used by :func:`prepare_ratings` and by consumers that need the raw labels rather than categories
+    (the score aggregators of :func:`metaeval.jury`).
 
     Parameters
     ----------
-    ratings : array-like, DataFrame or Paired, optional
-        Items × raters (NaN/None = not rated; a DataFrame's index names the items and its columns
-        the raters), a long DataFrame with ``item``, ``rater`` and ``value`` columns, or a
-        :class:`~metaeval.Paired` (two raters).
+    ratings : array-like, DataFrame or Paired
+        As in :func:`prepare_ratings`.
     item, rater, value : str, optional
         Column names of a long DataFrame (all three together).
-    value_counts : array-like or DataFrame, optional
-        Instead of ``ratings``: items × categories counts (a DataFrame's columns name the
-        categories unless ``levels`` is given).
-    levels : sequence, optional
-        Every possible category (unused ones count for Gwet's AC1/AC2, Brennan–Prediger and the
-        weights). Default: the categories the raters used, sorted.
     cluster : array-like or str, optional
-        The cluster of each item: one id per row of an items × raters input or of
-        ``value_counts``, or a column name (of the long frame, of the Paired, or of a wide
-        DataFrame, which is then not a rater).
+        As in :func:`prepare_ratings`.
 
     Returns
     -------
-    RaterData
+    WideLabels
 
     Raises
     ------
     InputError
-        No data, both forms at once, a rater rating an item twice (long frame), values outside
-        ``levels``, negative or fractional counts, fewer than two raters.
+        As :func:`prepare_ratings` for the same input.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from metaeval.agreement.multirater import prepare_ratings
-    >>> long = pd.DataFrame({"doc": [1, 1, 2, 2, 2], "judge": ["a", "b", "a", "b", "c"],
-    ...                      "label": [0, 0, 1, 0, 1]})
-    >>> d = prepare_ratings(long, item="doc", rater="judge", value="label")
-    >>> d.raters, d.ratings.tolist()
-    (('a', 'b', 'c'), [[0, 0, -1], [1, 0, 1]])
+    >>> from metaeval.agreement.multirater import wide_labels
+    >>> long = pd.DataFrame({"doc": [1, 1, 2], "judge": ["a", "b", "a"], "label": [0.5, 1.0, 0.0]})
+    >>> w = wide_labels(long, item="doc", rater="judge", value="label")
+    >>> w.items.tolist(), w.labels.tolist()
+    ([1, 2], [[0.5, 1.0], [0.0, nan]])
     """
-    from ..data.alignment import Paired, PairedTables
-
-    if value_counts is not None:
-        if ratings is not None or item is not None or rater is not None or value is not None:
-            raise InputError("pass either ratings (items × raters, or a long frame) or value_counts=, not both")
-        return _from_counts(value_counts, levels, cluster)
     if ratings is None:
         raise InputError("no ratings given", expected="an items × raters array, a long DataFrame with "
                          "item=, rater=, value=, a Paired, or value_counts=")
+    from ..data.alignment import Paired, PairedTables
+
+    levels = None
     named = [a is not None for a in (item, rater, value)]
     if any(named) and not all(named):
         raise InputError("a long DataFrame needs all three of item=, rater= and value=")
@@ -416,6 +441,63 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
         plain_array = True
     if labels.ndim != 2 or labels.shape[0] == 0:
         raise InputError("no items to rate", source=source)
+    return WideLabels(labels=labels, items=np.asarray(item_ids), raters=tuple(rater_ids), cluster=cl_rows,
+                      source=source, plain_array=plain_array, levels=levels)
+
+
+def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None = None,
+                    value: str | None = None, value_counts=None, levels: Sequence | None = None,
+                    cluster=None) -> RaterData:
+    """Parse ratings of many raters in any accepted form into a :class:`RaterData`.
+
+    Parameters
+    ----------
+    ratings : array-like, DataFrame or Paired, optional
+        Items × raters (NaN/None = not rated; a DataFrame's index names the items and its columns
+        the raters), a long DataFrame with ``item``, ``rater`` and ``value`` columns, or a
+        :class:`~metaeval.Paired` (two raters).
+    item, rater, value : str, optional
+        Column names of a long DataFrame (all three together).
+    value_counts : array-like or DataFrame, optional
+        Instead of ``ratings``: items × categories counts (a DataFrame's columns name the
+        categories unless ``levels`` is given).
+    levels : sequence, optional
+        Every possible category (unused ones count for Gwet's AC1/AC2, Brennan–Prediger and the
+        weights). Default: the categories the raters used, sorted.
+    cluster : array-like or str, optional
+        The cluster of each item: one id per row of an items × raters input or of
+        ``value_counts``, or a column name (of the long frame, of the Paired, or of a wide
+        DataFrame, which is then not a rater).
+
+    Returns
+    -------
+    RaterData
+
+    Raises
+    ------
+    InputError
+        No data, both forms at once, a rater rating an item twice (long frame), values outside
+        ``levels``, negative or fractional counts, fewer than two raters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from metaeval.agreement.multirater import prepare_ratings
+    >>> long = pd.DataFrame({"doc": [1, 1, 2, 2, 2], "judge": ["a", "b", "a", "b", "c"],
+    ...                      "label": [0, 0, 1, 0, 1]})
+    >>> d = prepare_ratings(long, item="doc", rater="judge", value="label")
+    >>> d.raters, d.ratings.tolist()
+    (('a', 'b', 'c'), [[0, 0, -1], [1, 0, 1]])
+    """
+    if value_counts is not None:
+        if ratings is not None or item is not None or rater is not None or value is not None:
+            raise InputError("pass either ratings (items × raters, or a long frame) or value_counts=, not both")
+        return _from_counts(value_counts, levels, cluster)
+    w = wide_labels(ratings, item=item, rater=rater, value=value, cluster=cluster)
+    labels, item_ids, rater_ids, cl_rows, source = w.labels, w.items, w.raters, w.cluster, w.source
+    plain_array = w.plain_array
+    if levels is None:
+        levels = w.levels
     missing = np.isnan(labels) if labels.dtype.kind == "f" else np.asarray(pd.isna(labels), dtype=bool)
     if plain_array and labels.shape[1] > labels.shape[0]:
         warnings.warn(f"the ratings have more raters (columns: {labels.shape[1]}) than items (rows: "
