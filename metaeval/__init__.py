@@ -60,6 +60,8 @@ _LAZY = {
     "alt_test": "inference.alt_test", "AltTestResult": "inference.alt_test", "alt_test_simulation": "inference.alt_test",
     "Leaderboard": "inference.leaderboard", "leaderboard": "inference.leaderboard", "leaderboard_metrics": "inference.leaderboard", "leaderboard_pairs": "inference.leaderboard",
     "label_budget": "inference.budget", "required_labels": "inference.budget",
+    # reviewer mode
+    "review_text": "review.text",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
