@@ -300,15 +300,19 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     --------
     >>> import metaeval
     >>> res = metaeval.review_text(
-    ...     "Judges agreed more after calibration, t(28) = 2.20, p = .03, and the effect of length "
-    ...     "was absent, F(2, 56) = 1.203, p < .001; chi2(1, N = 226) = 6.90, p < .01.")
+    ...     "Judges agreed more after calibration, t(28) = 2.20, p = .04, and the effect of length "
+    ...     "was absent, F(2, 56) = 1.203, p < .001; \u03c7\u00b2(1, N = 226) = 6.90, p = .03.")
     >>> res[["test", "df1", "df2", "statistic", "comparison", "reported_p", "error", "decision_error"]]
        test  df1   df2  statistic comparison  reported_p  error  decision_error
-    0     t  NaN  28.0      2.200          =       0.030  False           False
+    0     t  NaN  28.0      2.200          =       0.040  False           False
     1     F  2.0  56.0      1.203          <       0.001   True            True
-    2  chi2  1.0   NaN      6.900          <       0.010  False           False
+    2  chi2  1.0   NaN      6.900          =       0.030   True           False
     >>> res["computed_p"].round(4).tolist()
-    [0.0362, 0.3082, 0.0086]
+    [0.0362, 0.3079, 0.0086]
+
+    t = 2.20 allows p from .0356 to .0369, i.e. .04 at two decimals: consistent. F = 1.203 gives
+    p = .31: "p < .001" is wrong and turns a non-significant result into a significant one.
+    χ² = 6.90 gives p = .009: ".03" is wrong but on the same side of .05.
     """
     if not isinstance(text, str):
         raise InputError("review_text needs the text as one string", text=repr(text)[:80],
