@@ -346,3 +346,15 @@ def lazy_export_test():
     assert metaeval.review_text is review_text
     from metaeval.review import review_text as again
     assert again is review_text
+
+
+def long_runs_linear_test():
+    """Runs of digits or spaces (tables, bad OCR) are scanned in linear time: no catastrophic backtracking."""
+    import time
+
+    review_text("t(28) = 2.20, p = .04")                  # imports
+    for text in ("t(28) = " + "1" * 50_000 + " p", "Q" + " " * 50_000 + "(2) = 1", "F(1" + " " * 50_000,
+                 "chi2(1, N = " + "1," * 25_000, "t(28) =" + " -" * 25_000, "t(28) = 2.2, p = ." + "1" * 50_000):
+        t0 = time.perf_counter()
+        review_text(text)
+        assert time.perf_counter() - t0 < 2.0, text[:20]

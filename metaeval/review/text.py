@@ -31,7 +31,10 @@ _LT, _GT, _EQ = "<\uff1c\ufe64\u2b0d", ">\uff1e\ufe65", "=\uff1d\ufe66\u2afd\u00
 _CANON = {**dict.fromkeys(_LT, "<"), **dict.fromkeys(_GT, ">"), **dict.fromkeys(_EQ, "=")}
 _CMP = f"[{_LT}{_GT}{_EQ}]"
 _S = r"\s*"                                   # any run of spaces: PDFs double them or break lines
-_NUM = r"\d*\.?\d+"
+# Numbers are written so that a string of digits can be split only one way: a scan of a text with a
+# long run of digits or spaces stays linear (statcheck's \d*\.?\d+ reads the same numbers).
+_NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
+_VALUE_NUM = r"(?:\d+(?:,\d+)?(?:\.\d+)?|\.\d+)"     # "2", "2.20", ".20", "2,000.20"
 _HYPHEN = "[-\u2010\u2011\u2012\u2013\u2212]"
 # chi-square: a spelled or Greek chi ("chi2", "Chi-square", "χ²", "X2", "chi_2"), or, as statcheck
 # reads it, any one character other than t r F z Z Q W n D or a space followed by a 2 (a chi lost by
@@ -41,15 +44,15 @@ _CHI = (r"(?:(?<![A-Za-z])(?:[Cc]hi|CHI|[\u03c7\u03a7Xx])(?:" + _HYPHEN + r"?\s?
 _HEAD = "|".join([
     rf"(?P<t>t){_S}\({_S}(?P<t_df>{_NUM}){_S}\)",
     rf"(?P<r>r){_S}\({_S}(?P<r_df>{_NUM}){_S}\)",
-    rf"(?P<q>Q){_S}{_HYPHEN}?{_S}(?P<q_kind>[wW](?:ithin)?|[bB](?:etween)?)?{_S}\({_S}(?P<q_df>{_NUM}){_S}\)",
-    rf"(?P<f>F){_S}\({_S}(?P<f_df1>\d*\.?(?:\d+|[Il])){_S},{_S}(?P<f_df2>{_NUM}){_S}\)",
+    rf"(?P<q>Q)(?:{_S}{_HYPHEN})?(?:{_S}(?P<q_kind>[wW](?:ithin)?|[bB](?:etween)?))?{_S}\({_S}(?P<q_df>{_NUM}){_S}\)",
+    rf"(?P<f>F){_S}\({_S}(?P<f_df1>{_NUM}|[Il]){_S},{_S}(?P<f_df2>{_NUM}){_S}\)",
     rf"(?P<chi>{_CHI}){_S}\({_S}(?P<chi_df>{_NUM}){_S}(?:,{_S}[Nn]{_S}{_CMP}{_S}(?P<chi_n>\d[\d,]*){_S})?\)",
     r"(?<![a-z])(?P<z>[zZ])",
 ])
 # the statistic: a comparison, up to five characters that are no letter, digit or point (spaces and a
 # sign, however encoded: "-", "−", "–", or the garbage a PDF makes of a minus), the number (commas
 # as thousands separators), then a comma; then "p <comparison> number" or "ns".
-_VALUE = rf"{_S}(?P<tcomp>{_CMP})(?P<pre>[^A-Za-z\d.]{{0,5}}?){_S}(?P<value>\d*,?\d*\.?\d+){_S},{_S}"
+_VALUE = rf"{_S}(?P<tcomp>{_CMP})(?P<pre>[^A-Za-z\d.]{{0,5}}?){_S}(?P<value>{_VALUE_NUM}){_S},{_S}"
 _P = (rf"(?:p{_S}(?P<pcomp>{_CMP}){_S}(?P<p>\d?\.\d+(?:[eE]{_HYPHEN}?\d+)?)"
       r"|(?<![a-z])(?P<ns>n\.?s\.?)(?![a-z]))")
 _RESULT = re.compile(f"(?:{_HEAD}){_VALUE}{_P}")
@@ -151,6 +154,9 @@ def _is_error(rep, comp, tcomp, p_near, p_far, p_dec, alpha, p_zero_is_error) ->
     """
     if comp == "ns":
         rep, comp = alpha, ">"
+    # Python's round of a float rounds its exact binary value to the nearest decimal (as R >= 4.0.0's
+    # round does); numpy's scales by 10**p_dec first, which is not exact and overflows for long p's.
+    p_near, p_far = float(p_near), float(p_far)
     if p_zero_is_error and rep <= 0:
         return True
     if tcomp == "=":
