@@ -1129,6 +1129,16 @@ def _side(df, name, lines, side, on, key, key_of_row, label_col, scale, out_of_s
             else:
                 fate[oos] = _F["out_of_scale_missing"]
 
+    if scale is None:  # an infinite label is not a level of an inferred scale (with a scale: out of scale)
+        inf = (fate == 0) & np.isinf(label)
+        if inf.any():
+            i = int(np.flatnonzero(inf)[0])
+            raise InputError(f"{label_col} is infinite: {float(label[i])!r}", source=name, line=int(lines[i]),
+                             text=f"{label_col}={float(label[i])!r}",
+                             expected=f"finite numeric labels in column {label_col!r}",
+                             fix="correct the value (or leave it empty for a missing label), or declare scale= "
+                                 "with out_of_scale='drop', 'missing' or 'clip'")
+
     alive = np.flatnonzero(fate == 0)
     sub = pd.DataFrame({"_key": key[alive], "_label": label[alive], "_row": alive})
     dup = sub.duplicated("_key", keep=False).to_numpy()
