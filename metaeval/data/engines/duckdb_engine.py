@@ -146,8 +146,9 @@ def _object_to_text(df: pd.DataFrame) -> pd.DataFrame:
 
 
 class _Loader:
-    def __init__(self, con):
+    def __init__(self, con, glob: bool | None = None):
         self.con = con
+        self.glob = glob
         self.n = 0
         self.keep = []  # Arrow tables registered with the connection
 
@@ -408,7 +409,7 @@ class _Loader:
         if isinstance(source, pd.DataFrame):
             return self.frame(source)
         if isinstance(source, (str, os.PathLike)):
-            return self.path(source)
+            return self.path(source, self.glob)
         mod = type(source).__module__.split(".")[0]
         if mod == "duckdb":
             return self.relation(source, "<DataFrame>")
@@ -553,7 +554,8 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
                  out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
                  refusal_value=None, refusals="keep", unjudged="drop", names=("reference", "candidate"),
                  by: str | Sequence[str] = (), rows: bool = False, connection=None,
-                 memory_limit: str | None = None, threads: int | None = None) -> AlignmentCounts:
+                 memory_limit: str | None = None, threads: int | None = None,
+                 glob: bool | None = None) -> AlignmentCounts:
     """Align two judgment sets in DuckDB; the report equals :func:`metaeval.align`'s, only counts come back.
 
     Parameters
@@ -594,6 +596,10 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
         ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else :data:`DEFAULT_MEMORY_LIMIT`).
     threads : int, optional
         Threads of a new connection (default: the machine's cores).
+    glob : bool, optional
+        Whether a path is a pattern: None (default) only when no file of that name exists, True always,
+        False never (:func:`metaeval.data.engines.paths.resolve`). A file is read literally: DuckDB
+        sees its name with the glob characters escaped.
 
     Returns
     -------
@@ -631,7 +637,7 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
                       database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
-    loader = _Loader(con)
+    loader = _Loader(con, glob)
     try:
         sides = [loader.load(reference), loader.load(candidate)]
         return run_plan(_Duck(con, temp=not own), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
