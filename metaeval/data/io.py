@@ -151,7 +151,7 @@ def _gunzip(fh, name: str, *, text: bool) -> bytes:
                     break
                 total += len(chunk)
                 if text and chunk.find(b"\x00") >= 0:  # binary: say so now, not after gigabytes
-                    _check_text(b"".join(chunks) + chunk[:chunk.find(b"\x00") + 1], name)
+                    _nul_error(chunks, chunk, gz, name)
                 if total > limit:
                     raise InputError(f"the gzip data expands to more than {limit} bytes", source=name,
                                      expected=f"at most metaeval.data.io.MAX_DECOMPRESSED_BYTES = {limit} bytes "
@@ -163,6 +163,21 @@ def _gunzip(fh, name: str, *, text: bool) -> bytes:
         raise InputError(f"corrupt gzip data ({exc})", source=name,
                          fix="re-download or re-compress the file") from None
     return b"".join(chunks)
+
+
+def _nul_error(chunks, chunk, gz, name):
+    """Raise the error :func:`_check_text` gives for the whole text, from the text up to the end of the
+    line of the first NUL byte (read on by at most a few chunks)."""
+    head = [*chunks, chunk]
+    nul = sum(map(len, chunks)) + chunk.find(b"\x00")
+    for _ in range(4):
+        if b"\n" in chunk[chunk.find(b"\x00"):] or not chunk:
+            break
+        chunk = gz.read(_CHUNK)
+        head.append(chunk)
+    data = _lone_cr_to_lf(b"".join(head))
+    end = data.find(b"\n", nul)
+    _check_text(data if end < 0 else data[:end + 1], name)
 
 
 def _read_bytes(source, *, text: bool = True) -> bytes:
