@@ -272,7 +272,8 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
                             out["blank"] += 1
                         if len(nl) > 1:
                             body = chunk[int(nl[0]) + 1:int(nl[-1])]
-                            if body.find(b" ") >= 0 or body.find(b"\t") >= 0 or body.find(b"\r") >= 0:
+                            if body[:1] in (b" ", b"\t", b"\r") or any(  # a line that starts with white space
+                                    body.find(w) >= 0 for w in (b"\n ", b"\n\t", b"\n\r")):
                                 out["blank"] += len(_BLANK_LINES.findall(body))
                             else:  # only empty lines can be blank
                                 out["blank"] += int(np.count_nonzero(gaps == 0))
