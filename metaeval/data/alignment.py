@@ -1129,6 +1129,16 @@ def _side(df, name, lines, side, on, key, key_of_row, label_col, scale, out_of_s
             else:
                 fate[oos] = _F["out_of_scale_missing"]
 
+    if scale is None:  # an infinite label is not a level of an inferred scale (with a scale: out of scale)
+        inf = (fate == 0) & np.isinf(label)
+        if inf.any():
+            i = int(np.flatnonzero(inf)[0])
+            raise InputError(f"{label_col} is infinite: {float(label[i])!r}", source=name, line=int(lines[i]),
+                             text=f"{label_col}={float(label[i])!r}",
+                             expected=f"finite numeric labels in column {label_col!r}",
+                             fix="correct the value (or leave it empty for a missing label), or declare scale= "
+                                 "with out_of_scale='drop', 'missing' or 'clip'")
+
     alive = np.flatnonzero(fate == 0)
     sub = pd.DataFrame({"_key": key[alive], "_label": label[alive], "_row": alive})
     dup = sub.duplicated("_key", keep=False).to_numpy()
@@ -1202,7 +1212,7 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
           out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
           refusal_value=None, refusals="keep", unjudged="drop",
           names=("reference", "candidate"), engine: str = "auto", by: str | Sequence[str] | None = None,
-          rows: bool | None = None, spark=None) -> Paired:
+          rows: bool | None = None, spark=None, glob: bool | None = None) -> Paired:
     """Pair a reference judgment set with a candidate one, accounting for every row.
 
     Parameters
@@ -1250,6 +1260,12 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     spark : pyspark.sql.SparkSession, optional
         The session of the Spark engine (default: a local one); passing one with
         ``engine="auto"`` chooses Spark.
+    glob : bool, optional
+        Whether a path is a pattern. None (default): a path that exists is read as it is, whatever its
+        name holds (``p[1].parquet`` is that file, not ``p1.parquet``), and a path that does not exist
+        but holds ``*``, ``?`` or ``[`` is a pattern (its longest existing leading folder taken
+        literally: ``run[2024]/*.parquet``); True: always a pattern; False: never. Patterns are read by
+        the DuckDB and Spark engines (see :mod:`metaeval.data.engines.paths`).
 
     Returns
     -------
@@ -1304,7 +1320,7 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
 
     choose = getattr(_engines, "choose_engine", None)
     if choose is not None:
-        resolved = choose(reference, candidate, engine)
+        resolved = choose(reference, candidate, engine, glob=glob)
     else:  # the engines package without its chooser: pandas alone
         resolved = "pandas" if engine == "auto" else engine
     if rows is None:
@@ -1316,11 +1332,18 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
                              fix="pass engine='pandas'")
         counts = run(resolved, reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
                      duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
-                     refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows), spark=spark)
+                     refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows), spark=spark,
+                     glob=glob)
         if rows:
             return Paired(counts.rows, on=counts.on, scale=counts.scale, report=counts.report,
                           unjudged=counts.unjudged, names=counts.names)
         return PairedTables._from_counts(counts)
+    from .engines.paths import is_pattern
+
+    for src in (reference, candidate):
+        if isinstance(src, (str, os.PathLike)) and is_pattern(str(src), glob):
+            raise InputError("a pattern (glob) names several files; the pandas engine reads one file a side",
+                             source=str(src), fix="pass engine='duckdb' (or 'auto'), or name one file")
     return _align_pandas(reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
                          duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
                          refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows))
