@@ -96,29 +96,22 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     >>> td.n, td.units.kind, td.units.n_units
     (7731, 'clusters', 40)
     """
-    from ..core.tables import contingency
+    from ..core.tables import as_counts, contingency
     from ..data.alignment import Paired, PairedTables
 
     if table is not None:
         if x is not None or y is not None:
             raise ValueError("pass either labels (x, y) or table=, not both")
-        try:
-            t = np.asarray(table)
-        except ValueError:
-            raise InputError("table= must be a rectangular K×K (or C×K×K) array of counts; its rows differ "
-                             "in length", source="<table>") from None
-        if not np.issubdtype(t.dtype, np.number):
-            raise InputError("table= must hold numbers (counts)", source="<table>")
+        t = as_counts(table, name="table")
         if t.ndim == 2 and t.shape[0] == t.shape[1] and t.shape[0] >= 2:
             tt = t
-            units = table_units(_counts(t))
+            units = table_units(t)
         elif t.ndim == 3 and t.shape[1] == t.shape[2] and t.shape[1] >= 2:
             tt = t.sum(axis=0)
-            units = table_units(None, cluster_tables=_counts(t))
+            units = table_units(None, cluster_tables=t)
         else:
             raise InputError(f"table= must be a K×K (K ≥ 2) or C×K×K array of counts, got shape {t.shape}",
                              source="<table>")
-        tt = _counts(tt)
         known = scale is not None
         if scale is None:
             scale = Scale(tuple(range(tt.shape[0])))
@@ -196,16 +189,6 @@ def _labels(v, name):
         return np.asarray(v, dtype=float).ravel()
     except (TypeError, ValueError):
         raise InputError(f"{name} must hold numeric labels", fix="map text labels to numbers first") from None
-
-
-def _counts(t):
-    t = np.asarray(t, dtype=float)
-    if (t < 0).any() or np.isnan(t).any():
-        raise InputError("table= must hold non-negative counts", source="<table>")
-    if not np.allclose(t, np.round(t)):
-        raise InputError("table= must hold integer counts (for weighted designs use metaeval's design functions)",
-                         source="<table>")
-    return np.round(t).astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------

@@ -127,6 +127,7 @@ from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.registry import UNDEFINED_PE_TOL, Statistic, get, register
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, _user_stacklevel, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.tables import as_counts
 from .analytic import DEFAULT_QUANTILE, analytic_estimate
 from .kernels import alpha_from_coincidence, chance_corrected
 from .weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
@@ -462,16 +463,13 @@ def _from_counts(value_counts, levels, cluster) -> RaterData:
         if levels is None:
             levels = list(value_counts.columns)
         items = value_counts.index.to_numpy()
-        c = value_counts.to_numpy(dtype=float)
+        c = as_counts(value_counts.to_numpy(), name="value_counts").astype(float)
     else:
-        c = np.asarray(value_counts, dtype=float)
+        c = as_counts(value_counts, name="value_counts").astype(float)
         items = np.arange(c.shape[0]) if c.ndim == 2 else None
     if c.ndim != 2 or c.shape[0] == 0 or c.shape[1] == 0:
         raise InputError(f"value_counts must be items × categories (2-D, non-empty), got shape {c.shape}",
                          source=source)
-    if not np.all(np.isfinite(c)) or (c < 0).any() or not np.allclose(c, np.round(c)):
-        raise InputError("value_counts must be non-negative whole numbers", source=source)
-    c = np.round(c)
     if levels is None:
         cats = tuple(range(1, c.shape[1] + 1))
     else:
@@ -1515,10 +1513,11 @@ def _alpha_from_coincidence_matrix(coincidence, level, weights, levels, ci_metho
     if ci_method is not None:
         raise InputError("a coincidence matrix carries no unit-level information, so it has no interval",
                          fix="pass ci_method=None, or the ratings themselves")
-    o = np.asarray(coincidence, dtype=float)
+    # coincidences are pair counts divided by (m_u − 1): fractions are allowed
+    o = as_counts(coincidence, name="coincidence", integer=False)
     if o.ndim != 2 or o.shape[0] != o.shape[1] or o.shape[0] == 0:
         raise InputError(f"coincidence must be a square V×V matrix, got shape {o.shape}")
-    if not np.all(np.isfinite(o)) or (o < 0).any() or not np.allclose(o, o.T):
+    if not np.allclose(o, o.T):
         raise InputError("coincidence must be symmetric with non-negative finite entries")
     v = o.shape[0]
     cats = list(levels) if levels is not None else list(range(1, v + 1))
