@@ -121,10 +121,12 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     if isinstance(x, PairedTables):
         if y is not None:
             raise ValueError("pass a PairedTables alone, not with y")
+        x._require_pairs()
         return _prepare_tables(x, scale, cluster, strata)
     if isinstance(x, Paired):
         if y is not None:
             raise ValueError("pass a Paired alone, not with y")
+        x._require_pairs()
         paired = x
         scale = scale or paired.scale
         r, c = paired.reference, paired.candidate
@@ -199,11 +201,10 @@ def _check_defined(name, value, td: TableData, stacklevel=4):
     if np.isnan(value):
         used_r = (td.table.sum(axis=1) > 0).sum()
         used_c = (td.table.sum(axis=0) > 0).sum()
-        why = ("the sample is empty" if td.n == 0 else
+        why = ("the sample is empty (no pair of labels)" if td.n == 0 else
                f"chance agreement is 1: the reference uses {used_r} and the candidate {used_c} of {td.k} "
-               "levels (one class only)")
-        warnings.warn(f"{name} is undefined: {why}; PABAK and Gwet's AC1 still report", UndefinedStatisticWarning,
-                      stacklevel=stacklevel)
+               "levels (one class only); PABAK and Gwet's AC1 still report")
+        warnings.warn(f"{name} is undefined: {why}", UndefinedStatisticWarning, stacklevel=stacklevel)
 
 
 def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_level, rng, alternative="two-sided",

@@ -384,6 +384,7 @@ def prepare_ratings(ratings=None, *, item: str | None = None, rater: str | None 
                              "metaeval.agreement_report, which includes Krippendorff's alpha); or "
                              "align(..., rows=True)")
     elif isinstance(ratings, Paired):
+        ratings._require_pairs()
         source = "<Paired>"
         labels = _as_labels(np.column_stack([np.asarray(ratings.reference), np.asarray(ratings.candidate)]))
         rater_ids = tuple(ratings.names)

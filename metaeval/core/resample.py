@@ -710,6 +710,33 @@ def _n_clusters(units: Units) -> tuple[int | None, bool]:
     return int(min(units.m[units.strata == h].sum() for h in np.unique(units.strata))), True
 
 
+def _no_variation(n_units: int | None, unit: str, n_clusters: int | None, stratified: bool) -> str | None:
+    """Why the data hold no variation to resample (None when they do).
+
+    One unit (or none), or a cluster bootstrap with a single cluster (in the whole sample, or in a
+    stratum): every replicate is then the estimate itself, the spread of the replicates says
+    nothing about the sampling error, and the few-clusters widening (a t with T − 1 = 0 degrees of
+    freedom) is undefined. The interval, the standard error, the bias and the p-value are NaN.
+    """
+    if n_units is not None and n_units == 0:
+        return "the sample is empty, so there is nothing to resample"
+    if n_clusters is not None and n_clusters < 2:
+        if stratified:
+            return (f"a stratum holds {n_clusters} cluster, so there is no between-cluster variation to resample "
+                    "in it (merge it with another stratum, or resample items)")
+        return ("the data form a single cluster, so there is no between-cluster variation to resample (resample "
+                "a finer unit, e.g. items without cluster=, or add clusters)")
+    if n_units is not None and n_units == 1:
+        return (f"the data are a single {'cluster' if unit == 'clusters' else 'item'}, so there is no variation "
+                "to resample")
+    return None
+
+
+def _warn_no_variation(reason: str) -> None:
+    warnings.warn(f"no bootstrap interval: {reason}. The interval, standard error and p-value are undefined (NaN)",
+                  UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+
+
 def _column(value, j, m):
     """Column j of a per-statistic array in ``extra``; anything else as it is."""
     if isinstance(value, np.ndarray) and value.ndim == 1 and len(value) == m:
@@ -785,7 +812,8 @@ class BootstrapResult:
                         confidence_level: float = 0.95, alternative: str = "two-sided", accel=None,
                         unit: str = "items", n_units: int, n_clusters: int | None = None,
                         stratified: bool = False, cluster_correction: bool = True, bounds=None,
-                        seed: int | None = None, keep_replicates: bool = True) -> BootstrapResult:
+                        seed: int | None = None, keep_replicates: bool = True,
+                        no_variation: str | None = None) -> BootstrapResult:
         """Interval, standard error, bias, small-cluster widening and warnings from replicates.
 
         For statistics that draw their own replicates (ranks, refits in a loop) and so cannot go
@@ -821,6 +849,9 @@ class BootstrapResult:
             The seed the replicates were drawn with.
         keep_replicates : bool
             Keep the replicates in the result (default).
+        no_variation : str, optional
+            Why the data hold no variation to resample, when the caller knows (:func:`bootstrap`:
+            an empty sample, a single item). A single cluster (``n_clusters`` < 2) is found here.
 
         Returns
         -------
@@ -828,7 +859,10 @@ class BootstrapResult:
             ``n_resamples`` is the number of rows of ``replicates``. Warns
             (:class:`~metaeval.core.errors.UndefinedStatisticWarning`) when replicates are NaN, and
             (:class:`~metaeval.core.errors.SmallSampleWarning`) for fewer than
-            :data:`MIN_CLUSTERS` clusters.
+            :data:`MIN_CLUSTERS` clusters. With no variation to resample (one cluster, in the
+            sample or in a stratum; one item; none) every replicate is the estimate: the interval,
+            ``se``, ``bias`` and every p-value are NaN, ``extra["no_variation"]`` says why, and an
+            UndefinedStatisticWarning says so (instead of the few-clusters warning).
 
         References
         ----------
@@ -852,10 +886,20 @@ class BootstrapResult:
                                            accel=None if ci_method != "bca" else accel, alternative=alternative)
         if n_clusters is None and unit == "clusters":
             n_clusters = int(n_units)
+        if no_variation is None:
+            no_variation = _no_variation(None, unit, n_clusters, stratified)
+        n_nan = np.isnan(reps).sum(axis=0)
+        if no_variation is not None:
+            _warn_no_variation(no_variation)
+            nan = np.full(m, np.nan)
+            return cls(theta_hat=theta_hat, replicates=reps if keep_replicates else None, low=nan.copy(),
+                       high=nan.copy(), se=nan.copy(), bias=nan.copy(), z0=nan.copy(), accel=accel, n_nan=n_nan,
+                       method=ci_method, confidence_level=confidence_level, n_resamples=len(reps), unit=unit,
+                       n_units=int(n_units), seed=seed, extra={"no_variation": no_variation},
+                       alternative=alternative)
         low, high, extra = _finish_interval(theta_hat, low, high, n_clusters=n_clusters, stratified=stratified,
                                             confidence_level=confidence_level, alternative=alternative,
                                             cluster_correction=cluster_correction, bounds=bounds)
-        n_nan = np.isnan(reps).sum(axis=0)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(reps, axis=0, ddof=1)
@@ -921,7 +965,9 @@ class BootstrapResult:
             One p-value per statistic (NaN without replicates: a point estimate has no test).
             When the interval was widened for few clusters, the test is on the replicates widened
             by the same factor about the estimate, so that p < 1 − level exactly when the
-            (percentile) interval excludes ``null``.
+            (percentile) interval excludes ``null``. NaN where the interval is undefined for lack
+            of variation (``extra["no_variation"]``: one cluster, one item, none) or because the
+            widening factor is (fewer than 2 clusters): the test inverts that interval.
 
         References
         ----------
@@ -940,9 +986,12 @@ class BootstrapResult:
         if self.replicates is None:
             bootstrap_pvalue(None, alternative=alternative)         # checks the argument
             return np.full(1 if j is not None else m, np.nan)
-        reps = self.replicates if j is None else self.replicates[:, [j]]
         fac = self.extra.get("cluster_correction")
-        if fac is not None and np.all(np.isfinite(fac)):
+        if self.extra.get("no_variation") is not None or (fac is not None and not np.all(np.isfinite(fac))):
+            bootstrap_pvalue(None, alternative=alternative)         # checks the argument
+            return np.full(1 if j is not None else m, np.nan)
+        reps = self.replicates if j is None else self.replicates[:, [j]]
+        if fac is not None:
             theta = self.theta_hat if j is None else self.theta_hat[[j]]
             reps = theta[None, :] + np.asarray(fac) * (reps - theta[None, :])
         null = np.asarray(null, dtype=float)
@@ -1134,6 +1183,16 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
     n_resamples = int(n_resamples)
     gen, seed = make_rng(rng)
     theta_hat = _as_2d(statistic(total), 1)[0] if statistic_hat is None else np.atleast_1d(statistic_hat)
+    n_clusters, stratified = _n_clusters(units)
+    no_var = _no_variation(units.n_units, units.kind, n_clusters, stratified)
+    if no_var is not None:
+        # every resample of one unit (or of none) is the data itself: nothing is drawn
+        reps = np.repeat(theta_hat[None, :].astype(float), n_resamples, axis=0)
+        return BootstrapResult.from_replicates(
+            theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
+            accel=np.full(len(theta_hat), np.nan), unit=units.kind, n_units=units.n_units, n_clusters=n_clusters,
+            stratified=stratified, cluster_correction=cluster_correction, bounds=bounds, seed=seed,
+            keep_replicates=keep_replicates, no_variation=no_var)
     U = units.X.shape[0]
     if chunk is None:
         chunk = max(1, min(n_resamples, _CHUNK_ELEMS // max(U, units.X.shape[1], 1)))
@@ -1159,7 +1218,6 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
             for s in range(0, U, jchunk):
                 jack.append(_as_2d(statistic(total - units.rows(s, s + jchunk)), min(jchunk, U - s)))
             accel = _acceleration(np.vstack(jack), units.m)
-    n_clusters, stratified = _n_clusters(units)
     res = BootstrapResult.from_replicates(
         theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
         accel=accel, unit=units.kind, n_units=units.n_units, n_clusters=n_clusters, stratified=stratified,
