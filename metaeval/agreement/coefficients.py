@@ -29,7 +29,15 @@ import pandas as pd
 
 from ..core import registry
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
-from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, BootstrapResult, Units, bootstrap, table_units
+from ..core.resample import (
+    DEFAULT_CI_METHOD,
+    DEFAULT_N_RESAMPLES,
+    BootstrapResult,
+    Units,
+    _user_stacklevel,
+    bootstrap,
+    table_units,
+)
 from ..core.results import Estimate, ResultSet
 from ..core.scale import Scale
 from .weights import weight_matrix
@@ -204,7 +212,33 @@ def _check_defined(name, value, td: TableData, stacklevel=4):
         why = ("the sample is empty (no pair of labels)" if td.n == 0 else
                f"chance agreement is 1: the reference uses {used_r} and the candidate {used_c} of {td.k} "
                "levels (one class only); PABAK and Gwet's AC1 still report")
-        warnings.warn(f"{name} is undefined: {why}", UndefinedStatisticWarning, stacklevel=stacklevel)
+        warnings.warn(f"{name} is undefined: {why}", UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+
+
+def _warn_nan(names, td: TableData) -> None:
+    """One UndefinedStatisticWarning for NaN values of statistics that do not explain themselves
+    (:func:`_check_defined` does for the chance-corrected ones): undefined values are NaN with a
+    warning (the registry's rule)."""
+    if not names:
+        return
+    if td.n == 0:
+        why = "the sample is empty (no pair of labels)"
+    else:
+        whys = []
+        for nm in dict.fromkeys(names):
+            try:
+                stat, _ = registry.parse(nm)
+            except (KeyError, ValueError, InputError):
+                continue
+            if stat.defined:
+                whys.append(f"{nm} is {stat.defined}")
+        why = "; ".join(whys) or ("each is a ratio over an empty row or column of the table (a level one rater "
+                                  "never uses)")
+    shown = ", ".join(list(dict.fromkeys(names))[:6])
+    more = "" if len(names) <= 6 else f" and {len(names) - 6} more"
+    verb = "is" if len(names) == 1 else "are"
+    warnings.warn(f"{shown}{more} {verb} undefined (NaN) on this table: {why}", UndefinedStatisticWarning,
+                  stacklevel=_user_stacklevel())
 
 
 def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_level, rng, alternative="two-sided",
@@ -220,6 +254,7 @@ def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_lev
     for j, name in enumerate(names):
         if name in warn_names:
             _check_defined(name, res.theta_hat[j], td, stacklevel=5)
+    _warn_nan([nm for j, nm in enumerate(names) if nm not in warn_names and np.isnan(res.theta_hat[j])], td)
     ests = res.estimates(names, n=td.n)
     return (ests, res) if with_result else ests
 
@@ -261,6 +296,8 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
     est = float(bound.kernel(td.k, _levels(td))(td.table.reshape(1, -1))[0]) if td.n > 0 else np.nan
     if bound.statistic.warn_undefined:
         _check_defined(bound.name, est, td, stacklevel=5)
+    elif np.isnan(est):
+        _warn_nan([bound.name], td)
     return analytic_estimate(bound.name, est, np.nan if res is None else float(res.variance), n=td.n,
                              confidence_level=confidence_level, quantile=quantile, alternative=alternative,
                              population_size=population_size,
@@ -726,8 +763,9 @@ def _need_binary(td):
 def _vector(name, td, *, ci_method, n_resamples, confidence_level, rng, **params):
     """Estimates of a registered vector statistic, named by its components."""
     bound = _bound(name, None, td, **params)
-    return _run(bound.kernel(td.k, _levels(td)), td, bound.components(td.k, td.scale.labels),
+    ests = _run(bound.kernel(td.k, _levels(td)), td, bound.components(td.k, td.scale.labels),
                 n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level, rng=rng)
+    return ests
 
 
 @_doc

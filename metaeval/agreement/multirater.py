@@ -482,6 +482,9 @@ def _from_counts(value_counts, levels, cluster) -> RaterData:
     numeric = all(_is_number(v) for v in cats)
     vals = np.asarray(cats, dtype=float) if numeric else np.arange(1, len(cats) + 1, dtype=float)
     rated = c.sum(axis=1) > 0
+    if not rated.any():          # as for ratings with no value (prepare_ratings)
+        raise InputError("no item has a rating: every row of value_counts= sums to 0", source=source,
+                         fix="pass the number of raters who chose each category, per item")
     n_unrated = int((~rated).sum())
     if n_unrated:
         warnings.warn(f"{n_unrated} item(s) have no rating and are left out", MetaevalWarning,

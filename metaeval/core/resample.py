@@ -626,7 +626,11 @@ def bootstrap_pvalue(replicates, null=0.0, *, alternative: str = "two-sided"):
     Notes
     -----
     Counting ties (replicates equal to ``null``) in both tails makes p = 1 when every replicate
-    equals the null value. The two-sided p-value inverts the percentile interval: p < 1 − level
+    equals the null value, and p = 0 (reported as p < 1/B) when every replicate equals one other
+    value (a statistic the resampling cannot move, such as perfect agreement in every cluster);
+    this matches the zero-width percentile interval. Where the data hold no variation at all to
+    resample (one cluster, one item, none) :meth:`BootstrapResult.pvalue` gives NaN instead of
+    calling this function; all-NaN replicates give NaN here. The two-sided p-value inverts the percentile interval: p < 1 − level
     exactly when the percentile interval at that level excludes ``null`` (up to interpolation
     between two order statistics). Efron & Tibshirani (1993), §15.4 (achieved significance level
     from the bootstrap distribution).
@@ -904,7 +908,11 @@ class BootstrapResult:
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(reps, axis=0, ddof=1)
             bias = np.nanmean(reps, axis=0) - theta_hat
-        if (n_nan > 0).any():
+        if (n_nan == len(reps)).any():
+            warnings.warn(f"all {len(reps)} bootstrap replicates are undefined (NaN): the statistic is undefined on "
+                          "every resample, so its interval, standard error and p-value are NaN",
+                          UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+        elif (n_nan > 0).any():
             warnings.warn(f"{int(n_nan.max())} of {len(reps)} bootstrap replicates are undefined (NaN) and were "
                           "left out of the interval; the statistic is unstable on this data",
                           UndefinedStatisticWarning, stacklevel=_user_stacklevel())
@@ -1343,7 +1351,9 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     BootstrapResult
         ``theta_hat`` is θ̂ (the statistic on these data), ``low/high`` the interval, ``bias`` the
         first-level bootstrap bias, ``method`` ``"debiased"``; ``extra`` holds ``debiased`` (θ_bc)
-        and ``se_debiased`` (arrays, one entry per statistic), ``n_outer`` and ``n_inner``.
+        and ``se_debiased`` (arrays, one entry per statistic), ``n_outer`` and ``n_inner``. With no
+        variation to resample (one cluster, one unit, none) everything but ``theta_hat`` is NaN,
+        as in :func:`bootstrap`.
 
     References
     ----------
@@ -1368,6 +1378,17 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     total = units.total()[None, :]
     theta_hat = _as_2d(statistic(total), 1)[0]
     N = units.n_units
+    n_clusters, stratified = _n_clusters(units)
+    no_var = _no_variation(N, units.kind, n_clusters, stratified)
+    if no_var is not None:                       # as in bootstrap(): nothing to draw, everything NaN
+        _warn_no_variation(no_var)
+        nan = np.full(len(theta_hat), np.nan)
+        return BootstrapResult(theta_hat=theta_hat, replicates=np.repeat(theta_hat[None, :], n_resamples, axis=0),
+                               low=nan.copy(), high=nan.copy(), se=nan.copy(), bias=nan.copy(), z0=nan.copy(),
+                               accel=nan.copy(), n_nan=np.zeros(len(theta_hat), dtype=np.int64), method="debiased",
+                               confidence_level=confidence_level, n_resamples=n_resamples, unit=units.kind,
+                               n_units=N, seed=seed, extra={"no_variation": no_var, "debiased": nan.copy(),
+                                                            "se_debiased": nan.copy(), "n_outer": 0, "n_inner": 0})
     p0 = units.m / N
     U = units.X.shape[0]
     if chunk is None:
@@ -1400,7 +1421,6 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     bias = mean1 - theta_hat
     debiased = np.clip(theta_hat - bias, *bounds)
     z = norm.ppf(0.5 + confidence_level / 2)
-    n_clusters, stratified = _n_clusters(units)
     low, high, extra = _finish_interval(debiased, debiased - z * se_bc, debiased + z * se_bc, n_clusters=n_clusters,
                                         stratified=stratified, confidence_level=confidence_level,
                                         alternative="two-sided", cluster_correction=cluster_correction,

@@ -218,9 +218,11 @@ def as_counts(table: ArrayLike, *, name: str = "table", integer: bool = True) ->
                                                 "missing-value code such as -1)")
     big = f > MAX_COUNT
     total = float(f.sum())
+    if total >= MAX_COUNT / 2 and not big.any():       # near the bound: the exact (Python int) total
+        total = sum(int(v) for v in a.ravel().tolist())
     if big.any() or total > MAX_COUNT:
         where = f" ({a[tuple(np.argwhere(big)[0])]} at {_cell_name(tuple(np.argwhere(big)[0]))})" if big.any() else ""
-        raise InputError(f"{name}= counts sum to {total:.4g}{where}, more than 2**53 (about 9.0e15), the largest "
+        raise InputError(f"{name}= counts sum to {float(total):.4g}{where}, more than 2**53 (about 9.0e15), the largest "
                          "total metaeval's statistics hold exactly", source=src, expected=expected,
                          fix="look for an overflowed or sentinel value (a -1 stored as an unsigned 2**64 - 1, a "
                              "sum that wrapped around); a real table has far fewer items")
