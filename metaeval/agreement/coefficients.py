@@ -18,6 +18,18 @@ Input forms accepted by the table statistics
   rows;
 * ``table=``: a K×K array of counts, or a ``(C, K, K)`` array of per-cluster tables (then the
   bootstrap resamples clusters).
+
+Counts, empty samples, undefined values
+---------------------------------------
+A ``table=`` is read by :func:`metaeval.core.tables.as_counts`: NaN, ±inf, negative, fractional
+or overflowing cells (a total above 2**53) are an :class:`~metaeval.InputError` naming the cell.
+A valid table with no item (all zeros) is an empty sample: every statistic is NaN with an
+:class:`~metaeval.UndefinedStatisticWarning` ("the sample is empty"), as any undefined value is
+(one class only, an empty row or column of a ratio). A :class:`~metaeval.Paired` or
+``PairedTables`` that holds no pair is different: nothing was matched, which is an input problem
+(keys that never meet), so it is an InputError that shows each side's rows, where they went and
+example keys. A bootstrap over one cluster (or one item) has no variation to resample: NaN
+interval, standard error and p-value, with a warning (:mod:`metaeval.core.resample`).
 """
 
 from __future__ import annotations
@@ -90,6 +102,13 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     TableData
         The pooled table, the units the bootstrap resamples (cells, clusters or strata), the
         scale and n.
+
+    Raises
+    ------
+    InputError
+        A ``table=`` cell that is not a finite, non-negative whole number, or a total above 2**53
+        (:func:`metaeval.core.tables.as_counts`); a Paired or PairedTables with no pair (nothing
+        matched: the message gives each side's rows, their fates and example keys).
 
     References
     ----------
