@@ -74,6 +74,9 @@ def test_one_cluster_gives_nan_pvalue_with_a_warning():
     assert math.isnan(res.se)
     assert _has(w, UndefinedStatisticWarning, "single cluster")
     assert "no between-cluster variation" in res.extra["no_variation"]
+    assert "no interval (the data form a single cluster)" in str(res)
+    row = res.to_frame().iloc[0]
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"]) and np.isnan(row["pvalue"])
 
 
 def test_one_cluster_every_report_row_has_nan_p():
