@@ -436,7 +436,7 @@ def kappa_variance_unit(table, weights=None) -> float:
     from ..agreement import analytic
     from ..agreement.weights import weight_matrix
 
-    p = np.asarray(table, dtype=float)
+    p = as_counts(table, name="table", integer=False)
     p = p / p.sum()
     # a table of proportions has n = 1, so the variance is the per-item variance
     return float(analytic.cohen_kappa(p, weight_matrix(weights, p.shape[0])).variance)

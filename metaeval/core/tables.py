@@ -101,6 +101,12 @@ def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarr
     -------
     numpy.ndarray of float
 
+    Raises
+    ------
+    InputError
+        A cell that is NaN, infinite or negative, or a total above 2**53 (:func:`as_counts`;
+        fractional counts, e.g. design-weighted ones, are fine).
+
     References
     ----------
     ``sklearn.metrics.confusion_matrix``'s ``normalize="true"|"pred"|"all"`` (tests/test_agreement.py).
@@ -111,7 +117,7 @@ def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarr
     array([[0.81 , 0.19 ],
            [0.206, 0.794]])
     """
-    t = np.asarray(table, dtype=float)
+    t = as_counts(table, name="table", integer=False)
     with np.errstate(invalid="ignore", divide="ignore"):
         if normalize is None:
             return t
