@@ -66,6 +66,10 @@ class AlignmentReport:
         ``side, key, labels, lines``: up to 50 examples of keys with conflicting labels.
     n_pairs : int
         Number of pairs in the :class:`Paired`.
+    examples : dict
+        Side name → up to three keys (tuples of strings) of its unmatched rows, kept when no key
+        matched (so that the error a statistic raises on the empty pairs can show them); empty
+        otherwise, and from engines that do not collect them.
 
     References
     ----------
@@ -91,6 +95,7 @@ class AlignmentReport:
         columns=["side", "value", "count", "first_line", "policy"]))
     conflicts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["side", "key", "labels", "lines"]))
     n_pairs: int = 0
+    examples: dict = field(default_factory=dict)
 
     def to_frame(self, notes: bool = False) -> pd.DataFrame:
         """Tidy ``side, category, count`` rows; per side the counts add up to the input rows.
@@ -232,6 +237,47 @@ class Paired:
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def _require_pairs(self) -> None:
+        """Raise an InputError that says why, when there is no pair to compute a statistic on.
+
+        Called where a Paired or PairedTables reaches a statistic (the agreement coefficients,
+        square tests, score correlations, many-rater statistics): with no pair the statistics
+        have nothing to say, and the usual cause is keys that never match (``on=``, or keys
+        written differently on the two sides), which the message shows with the alignment's
+        accounting and example keys of each side.
+        """
+        if len(self) > 0:
+            return
+        rep = self.report
+        src = " / ".join(str(rep.sources.get(side, side)) for side in rep.names)
+        if rep.n_pairs > 0:
+            raise InputError(f"the pairs hold no pair, though the alignment matched {rep.n_pairs}: they were "
+                             "filtered out (a subset, binarize or a group that is absent?)", source=src,
+                             fix="check the filter applied after metaeval.align")
+        parts, empty = [], []
+        for side in rep.names:
+            n_in = int(rep.n_input.get(side, 0))
+            if n_in == 0:
+                empty.append(side)
+            fates = ", ".join(f"{rep.counts[(side, f)]} {f}" for f in FATES
+                              if f != "matched" and rep.counts.get((side, f), 0))
+            ex = rep.examples.get(side) or []
+            keys = "; keys such as " + ", ".join(repr(k[0]) if len(k) == 1 else repr(k) for k in ex) if ex else ""
+            parts.append(f"{side} {n_in} rows ({fates or 'none kept'}){keys}")
+        on = ", ".join(self.on)
+        only_unmatched = all(rep.counts.get((side, "unmatched"), 0) for side in rep.names)
+        if empty:
+            fix = f"check that the {' and the '.join(empty)} data was read (or filtered) correctly"
+        elif only_unmatched:
+            fix = (f"check on= (the key columns: {on}) and that both sides write the keys alike (case, spaces, "
+                   "prefixes, '1' against '1.0')")
+        else:
+            fix = "see where the rows went in the alignment report (paired.report) and the policies of align()"
+        problem = ("no pair was matched: no key occurs on both sides" if only_unmatched and not empty
+                   else "no pair was matched")
+        raise InputError(f"{problem} ({'; '.join(parts)}), so there is nothing to compute a statistic on",
+                         source=src, fix=fix)
 
     def __repr__(self) -> str:
         return f"Paired({len(self)} pairs on {', '.join(self.on)}, scale={self.scale.levels})"
@@ -1457,13 +1503,18 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
         for code in sorted(np.flatnonzero(tally), key=lambda i: inv[int(i)]):
             counts[(side, inv[int(code)])] = int(tally[code])
 
+    examples = {}
+    if not both.any():  # nothing matched: a few keys of each side for the error the statistics raise
+        for si, (side, fate) in enumerate(((names[0], rfate), (names[1], cfate))):
+            examples[side] = [tuple(str(uniques[j][codes[si][j][i]]) for j in range(len(on)))
+                              for i in np.flatnonzero(fate == _F["unmatched"])[:3]]
     if scale is None:
         scale = Scale.infer(data["reference"], data["candidate"]) if len(data) else Scale((0, 1))
     report = AlignmentReport(
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
-        n_pairs=int(both.sum()))
+        n_pairs=int(both.sum()), examples=examples)
     if rows:
         return Paired(data, on=on, scale=scale, report=report, unjudged=unj, names=names)
     missing = [b for b in by if b not in data.columns]
