@@ -41,7 +41,8 @@ _STEM_RE = re.compile(r"[A-Za-z0-9_.\-]+")
 # --------------------------------------------------------------------------------------------
 
 # characters python-markdown and CommonMark both unescape after a backslash, special anywhere in a line
-_MD_BACKSLASH = set("\\`*_[]()!")
+# (( ) and ! matter only around [ ], which are escaped; _ only at a word's edge, see markdown())
+_MD_BACKSLASH = set("\\`*[]")
 # special to one of them and not backslash-escapable in python-markdown (| ends a table cell): entities
 _MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "~": "&#126;"}
 # special at the start of a line only (heading, list item, setext underline, thematic break)
@@ -52,7 +53,8 @@ def markdown(text, *, _block: bool = True) -> str:
     """``text`` as Markdown that renders as exactly this text (no markup, no HTML).
 
     HTML's special characters become entities (``<`` → ``&lt;``, ``&`` → ``&amp;``); Markdown's
-    inline ones (``\\ ` * _ [ ] ( ) !``) get a backslash; ``| ~`` become numeric entities
+    inline ones (``\\ ` * [ ]``, and ``_`` unless inside a word) get a backslash (``( ) !`` make a
+    link or image only after a ``[`` or ``]``, which are escaped); ``| ~`` become numeric entities
     (python-markdown has no backslash escape for them; ``|`` would end a table cell); a ``# + - = .``
     that would start a heading or a list (first character, or ``.`` after leading digits) is escaped
     too. Line breaks and tabs become spaces and leading spaces are dropped, so the text stays in its
@@ -75,18 +77,20 @@ def markdown(text, *, _block: bool = True) -> str:
 
     Examples
     --------
-    >>> markdown("<script>alert(1)</script>")
-    '&lt;script&gt;alert\\\\(1\\\\)&lt;/script&gt;'
+    >>> markdown("<script>alert(1)</script> [x](y)")
+    '&lt;script&gt;alert(1)&lt;/script&gt; \\\\[x\\\\](y)'
     >>> markdown("# gpt-4 *best* 0.5")
     '\\\\# gpt-4 \\\\*best\\\\* 0.5'
     """
     s = " ".join(str(text).replace("\x00", " ").replace("\t", " ").splitlines()).lstrip(" ")
     out = []
-    for ch in s:
+    for i, ch in enumerate(s):
         if ch in _MD_ENTITY:
             out.append(_MD_ENTITY[ch])
         elif ch in _MD_BACKSLASH:
             out.append("\\" + ch)
+        elif ch == "_" and not (0 < i < len(s) - 1 and s[i - 1].isalnum() and s[i + 1].isalnum()):
+            out.append("\\_")                 # (an _ inside a word, as in cohen_kappa, never emphasises)
         else:
             out.append(ch)
     s = "".join(out)
@@ -149,8 +153,6 @@ def html(text) -> str:
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
                   "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-                  # a [ after \\ (the end of a table row) would be read as its optional argument
-                  "[": "{[}", "]": "{]}",
                   # characters the labels and captions use that pdflatex's default fonts lack
                   "κ": r"$\kappa$", "π": r"$\pi$", "α": r"$\alpha$", "τ": r"$\tau$", "ρ": r"$\rho$",
                   "λ": r"$\lambda$", "μ": r"$\mu$", "σ": r"$\sigma$", "β": r"$\beta$", "Δ": r"$\Delta$",
@@ -162,7 +164,8 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 def latex(text) -> str:
     """``text`` as LaTeX that pdflatex sets as this text (T1 fonts, utf8 input).
 
-    ``\\ & % $ # _ { } ~ ^ < > | [ ]`` become commands or groups; Greek letters and the typographic
+    ``\\ & % $ # _ { } ~ ^ < > |`` become commands, and a leading ``[`` a group (``{[}``: after
+    ``\\\\`` it would be read as an optional argument); Greek letters and the typographic
     characters of the labels become their math or text commands; other accented letters lose the
     accent; any other non-ASCII character becomes ``?``; control characters (line breaks, NUL, DEL)
     become spaces, so a title or caption stays one paragraph.
@@ -196,7 +199,9 @@ def latex(text) -> str:
         else:  # accented letters lose the accent; anything else pdflatex cannot set becomes "?"
             plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
             out.append("".join(_LATEX_SPECIAL.get(c, c) for c in plain) or "?")
-    return "".join(out)
+    s = "".join(out)
+    # a leading [ (the first cell of a table row, after \\) would be read as \\'s optional argument
+    return "{[}" + s[1:] if s.startswith("[") else s
 
 
 # --------------------------------------------------------------------------------------------
