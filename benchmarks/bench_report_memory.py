@@ -31,7 +31,7 @@ def _samples() -> Path:
     here = ROOT / "data_samples"
     if (here / "imageclef_like").is_dir():
         return here
-    import metaeval.data.datasets as ds                         # an installed package
+    import metaeval.data.datasets as ds  # an installed package
     return ds.path("trec_dl_like").parent
 
 
