@@ -579,8 +579,8 @@ class Report:
         --------
         >>> r = Report("t")
         >>> r.code("Alignment: 7731 pairs")
-        >>> r.to_markdown().splitlines()[2:5]
-        ['```', 'Alignment: 7731 pairs', '```']
+        >>> r.to_markdown().splitlines()[2:4]
+        ['    Alignment: 7731 pairs', '']
         """
         self.blocks.append(("code", text))
 
@@ -753,9 +753,9 @@ class Report:
             elif kind == "text":
                 md += [esc.markdown(block[1]), ""]
             elif kind == "code":
-                # a fence longer than any run of backticks in the text: the text cannot close it
-                fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", block[1])), default=0))
-                md += [fence, block[1], fence, ""]
+                # an indented code block: its text is shown as is by every renderer (python-markdown without
+                # extensions reads a line of a fenced block that starts with a tag as raw HTML)
+                md += [("    " + ln.replace("\t", "    ")).rstrip() for ln in str(block[1]).splitlines()] + [""]
             elif kind == "table":
                 _, name, caption, columns, digits = block
                 show, note = paper_table(self.tables[name], columns, digits=digits)

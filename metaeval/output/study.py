@@ -72,6 +72,7 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..output.report import Report, progress
+from .escape import mpl_text
 from .study_schema import study_scale, validate_study
 
 __all__ = ["load_study", "run_study"]
@@ -417,8 +418,8 @@ def _an_ranking(a, ctx, rep, key):
     fig, ax = fg.subplots(figsize=(5.2, 5))
     fg.plot_ranking_scatter(res.means, ax=ax, tau=est.get("kendall_b"), rho=est.get("spearman"),
                             tau_ap=est.get("tau_ap"))
-    ax.set_xlabel(f"{measure} under {paired.names[0]}")
-    ax.set_ylabel(f"{measure} under {paired.names[1]}")
+    ax.set_xlabel(mpl_text(f"{measure} under {paired.names[0]}"))
+    ax.set_ylabel(mpl_text(f"{measure} under {paired.names[1]}"))
     rep.figure(f"{key}_ranking_scatter", fig, "Mean score per run under the two label sets")
     return res
 
@@ -680,7 +681,7 @@ def _an_corrected_scores(a, ctx, rep, key):
     rep.table(f"{key}_design", pd.DataFrame([{**d, "labelled_topics": " ".join(d["labelled_topics"])}]),
               "The design: estimator, labelled topics, interval")
     target = None if full is None else full.means()
-    ax = fg.plot_corrected_intervals(res, target=target, xlabel=f"{measure} ({level:.0%} interval)")
+    ax = fg.plot_corrected_intervals(res, target=target, xlabel=mpl_text(f"{measure} ({level:.0%} interval)"))
     rep.figure(f"{key}_intervals", ax.figure, "Each run's interval per estimator"
                + ("; ticks: its mean over all topics under human qrels (known here)" if target is not None else ""))
     sizes = a.get("coverage")
@@ -854,7 +855,7 @@ def _an_leaderboard(a, ctx, rep, key):
         frames = [f.drop(columns="measure").rename(columns={"value": "score"}) for f in frames]
         item, model, names = "query_id", "system", ("judge qrels", "human qrels")
         what = f"the runs' {measure} per topic, topics resampled"
-        xlabel = f"mean {measure}"
+        xlabel = mpl_text(f"mean {measure}")
     else:
         paired = _dataset(ctx, a, key, "data", a["data"], _PAIRED_KINDS)
         model = a["model"]
