@@ -579,8 +579,8 @@ class Report:
         --------
         >>> r = Report("t")
         >>> r.code("Alignment: 7731 pairs")
-        >>> r.to_markdown().splitlines()[2:4]
-        ['    Alignment: 7731 pairs', '']
+        >>> r.to_markdown().splitlines()[2:]
+        ['    Alignment: 7731 pairs']
         """
         self.blocks.append(("code", text))
 

@@ -224,7 +224,9 @@ class _collect:
 
 
 def _scale(spec):
-    return study_scale(spec)
+    if "scale" not in spec:
+        return None
+    return study_scale(spec["scale"], spec.get("scale_kind"))
 
 
 def _load_data(spec: dict, ctx: _Context):

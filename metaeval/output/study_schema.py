@@ -485,17 +485,19 @@ def _check_keys(entry: dict, keys: dict[str, Key], where: str, source: str, unkn
             _check_keys(value, keys, where, source, unknown, prefix=name + ".")
 
 
-def study_scale(spec: dict, *, where: str = "scale", source: str | None = None):
-    """The :class:`~metaeval.core.scale.Scale` a data set's ``scale`` and ``scale_kind`` declare (None without ``scale``).
+def study_scale(levels, kind: str | None = None, *, where: str = "scale", source: str | None = None):
+    """The :class:`~metaeval.core.scale.Scale` a data set's ``scale`` and ``scale_kind`` declare.
 
     The levels must be at least two distinct finite numbers, or at least two distinct strings;
-    without ``scale_kind`` a scale of more than two levels is ordinal (its levels increasing), else
-    nominal.
+    without ``scale_kind`` (``kind=None``) a scale of more than two levels is ordinal (its levels
+    increasing), else nominal.
 
     Parameters
     ----------
-    spec : dict
-        A ``[data.NAME]`` table.
+    levels : list
+        The ``scale`` of a ``[data.NAME]`` table.
+    kind : str, optional
+        Its ``scale_kind``.
     where : str
         The data set, for the message.
     source : str, optional
@@ -503,7 +505,7 @@ def study_scale(spec: dict, *, where: str = "scale", source: str | None = None):
 
     Returns
     -------
-    Scale or None
+    Scale
 
     Raises
     ------
@@ -513,18 +515,15 @@ def study_scale(spec: dict, *, where: str = "scale", source: str | None = None):
 
     Examples
     --------
-    >>> study_scale({"scale": [0, 1, 2, 3]}).kind
+    >>> study_scale([0, 1, 2, 3]).kind
     'ordinal'
-    >>> study_scale({"scale": [1]}, where="[data.trec]", source="study.toml")
+    >>> study_scale([1], where="[data.trec]", source="study.toml")
     Traceback (most recent call last):
     ...
     metaeval.core.errors.InputError: study.toml: [data.trec]: scale must list at least two distinct levels: '[1]'. Fix: e.g. scale = [0, 1, 2, 3]
     """
     from ..core.scale import Scale
 
-    if "scale" not in spec:
-        return None
-    levels = spec["scale"]
     fix = "e.g. scale = [0, 1, 2, 3]"
 
     def fail(problem):
@@ -544,7 +543,7 @@ def study_scale(spec: dict, *, where: str = "scale", source: str | None = None):
         raise fail("must list at least two distinct levels")
     if len(set(levels)) != len(levels):
         raise fail("levels must be distinct")
-    kind = spec.get("scale_kind", "ordinal" if len(levels) > 2 else "nominal")
+    kind = kind if kind is not None else ("ordinal" if len(levels) > 2 else "nominal")
     try:
         return Scale(tuple(levels), kind=kind)
     except (ValueError, TypeError) as exc:
@@ -617,7 +616,8 @@ def validate_study(study: dict, *, unknown: str = "error") -> None:
             raise InputError(f"{where}: unknown data kind {kind!r}", source=source,
                              expected="kind = " + ", ".join(DATA_KINDS), fix=_suggest(kind, DATA_KINDS))
         _check_keys(spec, SCHEMA[f"data:{kind}"], where, source, unknown)
-        study_scale(spec, where=where, source=source)
+        if "scale" in spec:
+            study_scale(spec["scale"], spec.get("scale_kind"), where=where, source=source)
     keys = []
     for i, a in enumerate(study.get("analysis") or [], start=1):
         if not isinstance(a, dict):
