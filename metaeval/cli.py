@@ -166,6 +166,7 @@ def _cmd_agree(args) -> int:
     from .agreement.coefficients import agreement_report
     from .data.alignment import PairedTables, align
 
+    _check_resampling(args)
     try:
         paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
                        scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
@@ -231,7 +232,10 @@ def _cmd_align(args) -> int:
 
 def _cmd_demo(args) -> int:
     from .output.demo import run_demo
+    from .output.folder import check_out
 
+    check_out(args.out)
+    _check_resampling(args)
     summary = run_demo(args.out, seed=args.seed, n_resamples=args.n_resamples)
     print(summary)
     return 0
@@ -266,9 +270,22 @@ def _cmd_review(args) -> int:
     return 0
 
 
+def _check_resampling(args) -> None:
+    """``--seed`` and ``--n-resamples``, checked before anything runs."""
+    from .core.resample import check_n_resamples, check_seed
+
+    if getattr(args, "seed", None) is not None:
+        check_seed(args.seed, where="--seed", source="the command line")
+    if getattr(args, "n_resamples", None) is not None:
+        check_n_resamples(args.n_resamples, where="--n-resamples", source="the command line")
+
+
 def _cmd_report(args) -> int:
+    from .output.folder import check_out
     from .output.study import load_study, run_study
 
+    check_out(args.out)                     # before the study is read or any analysis runs
+    _check_resampling(args)
     study = load_study(args.study)
     if args.seed is not None:
         study["seed"] = args.seed
@@ -448,8 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0, or 2 for bad input (the InputError's message is printed on stderr, one
-        line).
+        The exit status: 0, 2 for bad input (the InputError's message is printed on stderr, one
+        line), or 130 when interrupted (Ctrl-C: ``metaeval: interrupted`` on stderr, no traceback).
 
     Examples
     --------
@@ -463,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(cli_syntax(f"metaeval: error: {exc}".replace("\n", " ")), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("metaeval: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # pragma: no cover - e.g. `metaeval align ... | head`
         return 0
 

@@ -56,12 +56,12 @@ import numpy as np
 from scipy import sparse
 from scipy.special import ndtr, ndtri
 
-from ..core.errors import SmallSampleWarning, UndefinedStatisticWarning
+from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
            "table_units", "shared_table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
            "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE",
-           "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS"]
+           "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS", "MAX_N_RESAMPLES", "check_n_resamples", "check_seed"]
 
 #: Interval methods of the bootstrap (``None`` asks for the point estimate only).
 CI_METHODS = ("bca", "percentile", "basic")
@@ -97,6 +97,86 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _INT63 = np.iinfo(np.int64).max
 
 
+#: The most resamples any bootstrap draws (10 million: far past where a Monte-Carlo interval end
+#: stops moving, and still minutes, not days, for a table statistic).
+MAX_N_RESAMPLES = 10_000_000
+
+
+def check_n_resamples(n_resamples, *, where: str = "n_resamples", source: str | None = None) -> int:
+    """``n_resamples`` as an int, checked: a whole number from 1 to :data:`MAX_N_RESAMPLES`.
+
+    One check for :func:`bootstrap` and the study files (``metaeval.output.study_schema``).
+
+    Parameters
+    ----------
+    n_resamples : int
+    where : str
+        The key or argument, for the message (``"the study's top level: n_resamples"``).
+    source : str, optional
+        The file named in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-integer, zero, a negative number or more than :data:`MAX_N_RESAMPLES`.
+
+    Examples
+    --------
+    >>> check_n_resamples(2000)
+    2000
+    >>> check_n_resamples(0)
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: <input>: n_resamples must be a whole number from 1 to 10000000: '0'. Fix: use e.g. 2000 (the default)
+    """
+    ok = isinstance(n_resamples, (int, np.integer)) and not isinstance(n_resamples, (bool, np.bool_)) \
+        and 1 <= int(n_resamples) <= MAX_N_RESAMPLES
+    if not ok:
+        raise InputError(f"{where} must be a whole number from 1 to {MAX_N_RESAMPLES}", source=source,
+                         text=repr(n_resamples), fix=f"use e.g. {DEFAULT_N_RESAMPLES} (the default)")
+    return int(n_resamples)
+
+
+def check_seed(seed, *, where: str = "seed", source: str | None = None) -> int:
+    """``seed`` as an int, checked: a whole number from 0 to 2**63 - 1 (what ``numpy.random.default_rng`` takes).
+
+    Parameters
+    ----------
+    seed : int
+    where : str
+        The key or argument, for the message.
+    source : str, optional
+        The file named in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-integer or a negative number (numpy refuses negative seeds).
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1, where="seed", source="study.toml")
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: study.toml: seed must be a whole number from 0 to 9223372036854775807: '-1'. Fix: use e.g. 20261130
+    """
+    ok = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and 0 <= int(seed) <= _INT63
+    if not ok:
+        raise InputError(f"{where} must be a whole number from 0 to {_INT63}", source=source, text=repr(seed),
+                         fix="use e.g. 20261130")
+    return int(seed)
+
+
 def _user_stacklevel() -> int:
     """``stacklevel`` for a warning raised by the caller of this function that points at the first
     frame outside the metaeval package (the user's line), however deep the call chain is."""
@@ -112,6 +192,7 @@ def _check_rng(rng) -> None:
     if rng is None or isinstance(rng, np.random.Generator):
         return
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        check_seed(rng, where="rng")
         return
     raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
 
@@ -1257,9 +1338,7 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
         theta_hat = _as_2d(statistic(total), 1)[0] if statistic_hat is None else np.atleast_1d(statistic_hat)
         return BootstrapResult.point(theta_hat, unit=units.kind, n_units=units.n_units,
                                      confidence_level=confidence_level)
-    if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     gen, seed = make_rng(rng)
     theta_hat = _as_2d(statistic(total), 1)[0] if statistic_hat is None else np.atleast_1d(statistic_hat)
     n_clusters, stratified = _n_clusters(units)
