@@ -495,9 +495,25 @@ def _means(S, n):
         return S[:, :n] / S[:, [2 * n]], S[:, n:2 * n] / S[:, [2 * n + 1]]
 
 
-_BOUNDS = {"kendall_b": (-1, 1), "kendall_a": (-1, 1), "spearman": (-1, 1), "pearson": (-1, 1), "tau_ap": (-1, 1),
-           "tau_ap_b": (-1, 1), "rbo": (0, 1), "top_k_overlap": (0, 1), "max_rank_change": (0, np.inf),
-           "discordant_pairs": (0, np.inf), "discordant_fraction": (0, 1)}
+#: Each method's range and the scale its debiased interval is built on (core.resample.TRANSFORMS):
+#: Fisher's z for the correlations in [−1, 1], the logit for the overlaps in [0, 1], none for counts.
+#: The one place that says so; rank_correlation and the coverage simulation read it.
+RANK_SCALES = {"kendall_b": ((-1, 1), "fisher_z"), "kendall_a": ((-1, 1), "fisher_z"),
+               "spearman": ((-1, 1), "fisher_z"), "pearson": ((-1, 1), "fisher_z"),
+               "tau_ap": ((-1, 1), "fisher_z"), "tau_ap_b": ((-1, 1), "fisher_z"),
+               "rbo": ((0, 1), "logit"), "top_k_overlap": ((0, 1), "logit"),
+               "max_rank_change": ((0, np.inf), None), "discordant_pairs": ((0, np.inf), None),
+               "discordant_fraction": ((0, 1), "logit")}
+
+
+def _transform_eps(method: str, n: int) -> float:
+    """How close to a bound a transformed value may come: half of τ's step 2/n0 over the range (n0 = n(n − 1)/2).
+
+    A coefficient at its bound (1: the same ranking) has no finite z; it is read as half a pair
+    away from it.
+    """
+    (lo, hi), _ = RANK_SCALES[method]
+    return (hi - lo) / (n * (n - 1))
 
 
 class RankCorrelation(ResultSet):
@@ -642,14 +658,12 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
         return _all_methods(x, y, methods, p, k)
 
     chunk = max(1, int(4_000_000 // max(n * n, 1)))
-    bounds = (np.array([_BOUNDS[m][0] for m in methods]), np.array([_BOUNDS[m][1] for m in methods]))
+    bounds = (np.array([RANK_SCALES[m][0][0] for m in methods]), np.array([RANK_SCALES[m][0][1] for m in methods]))
     if ci_method == "debiased":
         res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
-                                 confidence_level=confidence_level, rng=rng, chunk=chunk)
-        res.extra["debiased"] = np.clip(res.extra["debiased"], *bounds)
-        # as the engine does with bounds= (core.resample._finish_interval): say which ends were clipped
-        res.extra["clipped_low"], res.extra["clipped_high"] = res.low < bounds[0], res.high > bounds[1]
-        res.low, res.high = np.clip(res.low, *bounds), np.clip(res.high, *bounds)
+                                 confidence_level=confidence_level, rng=rng, chunk=chunk, bounds=bounds,
+                                 transform=[RANK_SCALES[m][1] for m in methods],
+                                 transform_eps=np.array([_transform_eps(m, n) for m in methods]))
     else:
         res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, bounds=bounds,
                         confidence_level=confidence_level, rng=rng, chunk=chunk)
