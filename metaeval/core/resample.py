@@ -1457,7 +1457,7 @@ def _debiased_interval(theta_hat, reps, inner, *, transform=None, eps=0.0, confi
         extra["clipped_low"] = np.atleast_1d(low < bounds[0])
         extra["clipped_high"] = np.atleast_1d(high > bounds[1])
     low, high = np.clip(low, *bounds), np.clip(high, *bounds)
-    extra.update(debiased=debiased, se_debiased=se, transform=[None if t is None else t.name for t in ts],
+    extra.update(debiased=debiased, se_debiased=se, transform=np.array([None if t is None else t.name for t in ts], dtype=object),
                  se_transformed=np.where(raw, np.nan, se_z))
     return low, high, se, extra
 
