@@ -35,10 +35,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
+from test_ranking_coverage import _population, _sample  # noqa: E402
+
 import metaeval  # noqa: E402
 from metaeval.core import resample as rs  # noqa: E402
 from metaeval.systems import ranking as rk  # noqa: E402
-from test_ranking_coverage import _population, _sample  # noqa: E402
 
 STATS = ("kendall_b", "spearman", "tau_ap", "rbo")
 TARGETS = (0.7, 0.9, 0.97)
