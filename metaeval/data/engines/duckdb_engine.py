@@ -741,10 +741,16 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
                         rows=rows, quote=_qi)
     except duckdb.OutOfMemoryException as exc:
         raise _out_of_memory(exc, reference, candidate, limit) from None
-    except duckdb.InterruptException:
-        if _sigterm["received"]:
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
+        # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in one
+        # line, or the exit status of SIGTERM
+        stopped = isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
+        if stopped and _sigterm["received"]:
             raise SystemExit(128 + signal.SIGTERM) from None
-        raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
+        if stopped:  # Ctrl-C: DuckDB reports it as "Query interrupted"
+            raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
+        raise
     finally:
         if own:
             con.close()
