@@ -162,10 +162,11 @@ def llmjudge_juries(data: Path, *, sizes=(3, 4, 5), methods=JURY_METHODS, n_resa
     return pd.DataFrame(rows)
 
 
-def summarize_seeds(t: pd.DataFrame) -> pd.DataFrame:
+def summarize_seeds(t: pd.DataFrame, by=("method", "k"),
+                    cols=("jury", "best_single", "difference", "difference_low", "pvalue")) -> pd.DataFrame:
     """Mean over seeds and its Monte-Carlo standard error (SD / sqrt(seeds)) per jury."""
-    cols = ["jury", "best_single", "difference", "difference_low", "pvalue"]
-    g = t.groupby(["method", "k"], sort=False)
+    cols = list(cols)
+    g = t.groupby(list(by), sort=False)
     mean = g[cols].mean()
     se = g[cols].std(ddof=1) / np.sqrt(g.size().to_numpy()[:, None])
     out = mean.join(se.add_suffix("_mc_se"))
@@ -364,16 +365,32 @@ def main(argv=None) -> int:
         alt, cmp, agree = pandalm_juries(data, n_resamples=args.n_resamples)
         _print(f"PandaLM: alt-test (GPT-3.5 and PandaLM-7B agree on {agree:.3f} of the items)", alt)
         _print("PandaLM: jury vs its best member, against the annotators' majority label", cmp)
+        if args.seeds > 1:
+            runs = [cmp.assign(seed=0)] + [pandalm_juries(data, n_resamples=args.n_resamples, seed=s)[1].assign(seed=s)
+                                           for s in range(1, args.seeds)]
+            pm = summarize_seeds(pd.concat(runs), by=("jury", "statistic"),
+                                 cols=("jury_value", "best_member_value", "difference", "difference_low", "pvalue"))
+            _print(f"PandaLM juries: mean over {args.seeds} seeds (Monte-Carlo SE)", pm)
         rep.section("PandaLM: a jury of GPT-3.5 and PandaLM-7B")
         rep.table("pandalm_jury_alt_test", alt, "Alt-test (accuracy, q = 0.05) of the judges and juries")
         rep.table("pandalm_jury_vs_best", cmp, "Jury minus its best member")
+        if args.seeds > 1:
+            rep.table("pandalm_jury_vs_best_seeds", pm, "Mean over seeds, Monte-Carlo SE")
     if have.get("llmbar"):
         lb, single, n = llmbar_juries(data, n_resamples=args.n_resamples)
         _print(f"LLMBar: the six judges' accuracy on {n} items (Vanilla_NoRules)", single.reset_index())
         _print("LLMBar: juries vs the best single judge (accuracy)", lb)
+        if args.seeds > 1:
+            runs = [lb.assign(seed=0)] + [llmbar_juries(data, n_resamples=args.n_resamples, seed=s)[0].assign(seed=s)
+                                          for s in range(1, args.seeds)]
+            lm = summarize_seeds(pd.concat(runs), cols=("jury_accuracy", "best_single", "difference",
+                                                         "difference_low", "pvalue"))
+            _print(f"LLMBar juries: mean over {args.seeds} seeds (Monte-Carlo SE)", lm)
         rep.section("LLMBar: juries over six judges")
         rep.table("llmbar_single", single.rename_axis("judge").reset_index(), "Accuracy of each judge")
         rep.table("llmbar_juries", lb, "Juries vs the best single judge")
+        if args.seeds > 1:
+            rep.table("llmbar_juries_seeds", lm, "Mean over seeds, Monte-Carlo SE")
     if args.out:
         import matplotlib
 
