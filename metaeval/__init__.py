@@ -67,6 +67,7 @@ _LAZY = {
     "JuryComparison": "panels.panel",
     # many judges: juries
     "jury": "panels.jury", "JuryResult": "panels.jury", "select_jury": "panels.jury", "JurySelection": "panels.jury",
+    "review_text": "review.text",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures

@@ -166,6 +166,7 @@ def _cmd_agree(args) -> int:
     from .agreement.coefficients import agreement_report
     from .data.alignment import PairedTables, align
 
+    _check_resampling(args)
     try:
         paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
                        scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
@@ -231,15 +232,60 @@ def _cmd_align(args) -> int:
 
 def _cmd_demo(args) -> int:
     from .output.demo import run_demo
+    from .output.folder import check_out
 
+    check_out(args.out)
+    _check_resampling(args)
     summary = run_demo(args.out, seed=args.seed, n_resamples=args.n_resamples)
     print(summary)
     return 0
 
 
+def _cmd_review(args) -> int:
+    from pathlib import Path
+
+    from .review.claims import check_claims
+    from .review.note import write_review
+
+    path = Path(args.claims)
+    if not path.exists():
+        raise InputError("no such file", source=path, fix="give a claims file (.toml) or a paper's text (.txt)")
+    if path.suffix.lower() == ".toml":
+        frame = check_claims(path, n_resamples=args.n_resamples, rng=args.seed)
+    else:
+        try:
+            from .review.text import review_text  # noqa: F401  (issue #21, built separately)
+        except ImportError:
+            raise InputError("reviewing a paper's text needs metaeval.review_text, which is not available yet",
+                             source=path, fix="write the paper's numbers into a claims file (.toml) and review that") from None
+        raise InputError("reviewing a paper's text is not wired into `metaeval review` yet", source=path,
+                         fix="call metaeval.review_text(text) from Python, or review a claims file (.toml)")
+    paths = write_review(frame, args.out, title=args.title or f"Reviewer's note: {path.name}", source=str(path))
+    counts = frame["verdict"].value_counts()
+    print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
+          + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
+    for r in frame.itertuples(index=False):
+        print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+    print(f"written to {args.out}/: " + ", ".join(p.name for p in paths.values()))
+    return 0
+
+
+def _check_resampling(args) -> None:
+    """``--seed`` and ``--n-resamples``, checked before anything runs."""
+    from .core.resample import check_n_resamples, check_seed
+
+    if getattr(args, "seed", None) is not None:
+        check_seed(args.seed, where="--seed", source="the command line")
+    if getattr(args, "n_resamples", None) is not None:
+        check_n_resamples(args.n_resamples, where="--n-resamples", source="the command line")
+
+
 def _cmd_report(args) -> int:
+    from .output.folder import check_out
     from .output.study import load_study, run_study
 
+    check_out(args.out)                     # before the study is read or any analysis runs
+    _check_resampling(args)
     study = load_study(args.study)
     if args.seed is not None:
         study["seed"] = args.seed
@@ -392,6 +438,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-resamples", type=int, default=None, help="override the study's number of resamples")
     r.set_defaults(func=_cmd_report)
 
+    v = sub.add_parser("review", help="check a paper's claims (a claims TOML file) and write the reviewer's note")
+    v.add_argument("claims", help="the claims file (TOML, [[claim]] tables; see metaeval.check_claims)")
+    v.add_argument("--out", required=True, help="output folder (review.md, review.html, review.tex, review.json)")
+    v.add_argument("--title", default=None, help="the note's title")
+    v.add_argument("--seed", type=int, default=0, help="seed of the bootstraps (κ at another prevalence, F1)")
+    v.add_argument("--n-resamples", type=int, default=2000, help="bootstrap replicates")
+    v.set_defaults(func=_cmd_review)
+
     d = sub.add_parser("demo", help="run the bundled study over the sample data and write a report folder")
     d.add_argument("--out", required=True, help="output folder")
     d.add_argument("--seed", type=int, default=20261130)
@@ -411,8 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0, or 2 for bad input (the InputError's message is printed on stderr, one
-        line).
+        The exit status: 0, 2 for bad input (the InputError's message is printed on stderr, one
+        line), or 130 when interrupted (Ctrl-C: ``metaeval: interrupted`` on stderr, no traceback).
 
     Examples
     --------
@@ -426,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(cli_syntax(f"metaeval: error: {exc}".replace("\n", " ")), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("metaeval: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # pragma: no cover - e.g. `metaeval align ... | head`
         return 0
 

@@ -279,7 +279,8 @@ def errors_test(tmp_path):
     with pytest.raises(InputError, match="claim 1 .*unknown kind 'kapa'"):
         check_claims([{"kind": "kapa", "value": 0.6}])
     with pytest.raises(InputError, match="claim 2 .*missing field 'n'"):
-        check_claims([{"kind": "accuracy", "value": 0.6, "n": 10}, {"kind": "accuracy", "value": 0.6}])
+        check_claims([{"kind": "accuracy", "value": 0.6, "n": 10},
+                      {"kind": "correlation", "method": "pearson", "value": 0.6}])
     with pytest.raises(InputError, match="table= .* or n="):
         check_claims([{"kind": "kappa", "value": 0.6}])
     with pytest.raises(InputError, match="add up to n"):
@@ -292,3 +293,19 @@ def errors_test(tmp_path):
     empty.write_text("title = 'x'\n", encoding="utf-8")
     with pytest.raises(InputError, match="no claims"):
         check_claims(empty)
+
+
+def proportion_without_n_test():
+    """A share printed without its n (OpenING's 82.42 % agreement): not supported, with the smallest n at
+    which some count k/n prints as the value — checked by exact rational rounding (half a unit of the
+    last digit, ends included)."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    df = check_claims([{"kind": "accuracy", "value": "0.8242"}, {"kind": "proportion", "value": "0.5778"}])
+    assert df["verdict"].tolist() == ["not supported", "not supported"]
+    for printed, got in zip(("0.8242", "0.5778"), df["details"]):
+        q, h = Fraction(Decimal(printed)), Fraction(1, 20000)
+        expected = [m for m in range(1, 400) if any(q - h <= Fraction(k, m) <= q + h for k in range(m + 1))][:5]
+        assert got["possible_n"] == expected
+    assert df["details"][1]["possible_n"][0] == 45          # 26/45 = 0.57778

@@ -139,6 +139,36 @@ def kappa_feasibility_matches_brute_force_test(n):
             assert got == pytest.approx(s.min(), abs=1e-9)
 
 
+@pytest.mark.parametrize("n", [2, 3, 9, 16, 25])
+def kappa_only_nearest_matches_brute_force_test(n):
+    """κ alone (the W = v² − s² search): feasible exactly when some table prints as κ, and otherwise
+    the nearest κ over every 2×2 table, for κ printed with 2–5 decimals, including |κ| > 1."""
+    kap = np.array([np.nan if (e := _exact_kappa(np.reshape(t, (2, 2)))) is None else float(e)
+                    for t in _all_tables(n)])
+    kap = kap[np.isfinite(kap)]
+    exact = {Fraction(k).limit_denominator(4 * n * n) for k in kap}
+    rng = np.random.default_rng(n)
+    for _ in range(60):
+        kv = f"{rng.uniform(-1.1, 1.1):.{rng.integers(2, 6)}f}"
+        r = kappa_feasibility(kv, n=n)
+        assert r.feasible == any(_prints_as(e, kv) for e in exact), (kv, n)
+        assert r.nearest_kappa == pytest.approx(_sk_kappa(r.table), abs=1e-12)
+        assert abs(r.nearest_kappa - float(kv)) == pytest.approx(np.abs(kap - float(kv)).min(), abs=1e-12)
+
+
+def kappa_only_large_n_test():
+    # n = 10,000, κ printed with 10 decimals so that no table gives it: the nearest table is found
+    # (under a second; the old (A, a) scan took 13 s) and is the nearest of a brute-force scan over
+    # the A near the answer (every a, every b − c)
+    n = 10_000
+    r = kappa_feasibility("0.6800001000", n=n)
+    assert not r.feasible and r.table.sum() == n
+    assert abs(r.nearest_kappa - 0.6800001) < 1e-9
+    # κ = 0 is reached exactly by many tables; 1e-10 is not reachable at n = 10,000
+    r = kappa_feasibility("0.0000000001", n=n)
+    assert not r.feasible and r.nearest_kappa == 0.0
+
+
 def kappa_feasibility_constructed_examples_test():
     # the balanced ImageCLEF-like table [[85, 20], [20, 77]]: κ = 0.6033, p_o = 162/202 = 0.8020
     m = [[105, 97], [105, 97]]

@@ -37,6 +37,8 @@ GROUPS = [
     ("inference.systems", "Corrected estimates: system scores"),
     ("inference.alt_test", "The alternative annotator test"),
     ("inference", "Corrected estimates: more"),
+    ("review", "Reviewer mode: check a paper's claims"),
+    ("panels", "Many judges: panels and juries"),
     ("output.report", "Reports and study files"),
     ("output.study", "Reports and study files"),
     ("core.errors", "Errors and warnings"),

@@ -548,8 +548,14 @@ def cohen_kappa(table, w) -> AnalyticResult:
     u = W - (1 - kappa)[..., None, None] * s
     var = _variance(p, u, n, pe)
     outer = r[..., :, None] * c[..., None, :]
+    first = np.einsum("...kl,...kl->...", outer, (W - s) ** 2)
+    # the bracket is a difference that is exactly 0 for degenerate margins (a rater who uses one
+    # level: κ = 0 with no variation under H0); left as rounding noise (6.7e-16 for
+    # [[0, 0], [1, 2]], as statsmodels' var_kappa0 has it) it would give a z-test of 0/noise
+    num = first - pe**2
+    num = np.where(np.abs(num) <= 1e-12 * np.maximum(first, pe**2), 0.0, num)
     with np.errstate(invalid="ignore", divide="ignore"):
-        var0 = (np.einsum("...kl,...kl->...", outer, (W - s) ** 2) - pe**2) / (n * (1 - pe) ** 2)
+        var0 = num / (n * (1 - pe) ** 2)
     return _finish(kappa, var, pa, pe, n, var0)
 
 

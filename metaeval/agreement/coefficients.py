@@ -18,6 +18,18 @@ Input forms accepted by the table statistics
   rows;
 * ``table=``: a K×K array of counts, or a ``(C, K, K)`` array of per-cluster tables (then the
   bootstrap resamples clusters).
+
+Counts, empty samples, undefined values
+---------------------------------------
+A ``table=`` is read by :func:`metaeval.core.tables.as_counts`: NaN, ±inf, negative, fractional
+or overflowing cells (a total above 2**53) are an :class:`~metaeval.InputError` naming the cell.
+A valid table with no item (all zeros) is an empty sample: every statistic is NaN with an
+:class:`~metaeval.UndefinedStatisticWarning` ("the sample is empty"), as any undefined value is
+(one class only, an empty row or column of a ratio). A :class:`~metaeval.Paired` or
+``PairedTables`` that holds no pair is different: nothing was matched, which is an input problem
+(keys that never meet), so it is an InputError that shows each side's rows, where they went and
+example keys. A bootstrap over one cluster (or one item) has no variation to resample: NaN
+interval, standard error and p-value, with a warning (:mod:`metaeval.core.resample`).
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ from ..core.resample import (
     DEFAULT_N_RESAMPLES,
     BootstrapResult,
     Units,
+    _user_stacklevel,
     bootstrap,
     shared_table_units,
     table_units,
@@ -91,6 +104,13 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
         The pooled table, the units the bootstrap resamples (cells, clusters or strata), the
         scale and n.
 
+    Raises
+    ------
+    InputError
+        A ``table=`` cell that is not a finite, non-negative whole number, or a total above 2**53
+        (:func:`metaeval.core.tables.as_counts`); a Paired or PairedTables with no pair (nothing
+        matched: the message gives each side's rows, their fates and example keys).
+
     References
     ----------
     tests/test_paired_tables.py: a PairedTables gives the same table and units as its rows.
@@ -104,29 +124,22 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     >>> td.n, td.units.kind, td.units.n_units
     (7731, 'clusters', 40)
     """
-    from ..core.tables import contingency
+    from ..core.tables import as_counts, contingency
     from ..data.alignment import Paired, PairedTables
 
     if table is not None:
         if x is not None or y is not None:
             raise ValueError("pass either labels (x, y) or table=, not both")
-        try:
-            t = np.asarray(table)
-        except ValueError:
-            raise InputError("table= must be a rectangular K×K (or C×K×K) array of counts; its rows differ "
-                             "in length", source="<table>") from None
-        if not np.issubdtype(t.dtype, np.number):
-            raise InputError("table= must hold numbers (counts)", source="<table>")
+        t = as_counts(table, name="table")
         if t.ndim == 2 and t.shape[0] == t.shape[1] and t.shape[0] >= 2:
             tt = t
-            units = table_units(_counts(t))
+            units = table_units(t)
         elif t.ndim == 3 and t.shape[1] == t.shape[2] and t.shape[1] >= 2:
             tt = t.sum(axis=0)
-            units = table_units(None, cluster_tables=_counts(t))
+            units = table_units(None, cluster_tables=t)
         else:
             raise InputError(f"table= must be a K×K (K ≥ 2) or C×K×K array of counts, got shape {t.shape}",
                              source="<table>")
-        tt = _counts(tt)
         known = scale is not None
         if scale is None:
             scale = Scale(tuple(range(tt.shape[0])))
@@ -136,10 +149,12 @@ def prepare_table(x=None, y=None, *, table=None, scale=None, cluster=None, strat
     if isinstance(x, PairedTables):
         if y is not None:
             raise ValueError("pass a PairedTables alone, not with y")
+        x._require_pairs()
         return _prepare_tables(x, scale, cluster, strata)
     if isinstance(x, Paired):
         if y is not None:
             raise ValueError("pass a Paired alone, not with y")
+        x._require_pairs()
         paired = x
         scale = scale or paired.scale
         r, c = paired.reference, paired.candidate
@@ -206,16 +221,6 @@ def _labels(v, name):
         raise InputError(f"{name} must hold numeric labels", fix="map text labels to numbers first") from None
 
 
-def _counts(t):
-    t = np.asarray(t, dtype=float)
-    if (t < 0).any() or np.isnan(t).any():
-        raise InputError("table= must hold non-negative counts", source="<table>")
-    if not np.allclose(t, np.round(t)):
-        raise InputError("table= must hold integer counts (for weighted designs use metaeval's design functions)",
-                         source="<table>")
-    return np.round(t).astype(np.int64)
-
-
 # --------------------------------------------------------------------------------------------
 # evaluating a registered statistic
 # --------------------------------------------------------------------------------------------
@@ -224,11 +229,36 @@ def _check_defined(name, value, td: TableData, stacklevel=4):
     if np.isnan(value):
         used_r = (td.table.sum(axis=1) > 0).sum()
         used_c = (td.table.sum(axis=0) > 0).sum()
-        why = ("the sample is empty" if td.n == 0 else
+        why = ("the sample is empty (no pair of labels)" if td.n == 0 else
                f"chance agreement is 1: the reference uses {used_r} and the candidate {used_c} of {td.k} "
-               "levels (one class only)")
-        warnings.warn(f"{name} is undefined: {why}; PABAK and Gwet's AC1 still report", UndefinedStatisticWarning,
-                      stacklevel=stacklevel)
+               "levels (one class only); PABAK and Gwet's AC1 still report")
+        warnings.warn(f"{name} is undefined: {why}", UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+
+
+def _warn_nan(names, td: TableData) -> None:
+    """One UndefinedStatisticWarning for NaN values of statistics that do not explain themselves
+    (:func:`_check_defined` does for the chance-corrected ones): undefined values are NaN with a
+    warning (the registry's rule)."""
+    if not names:
+        return
+    if td.n == 0:
+        why = "the sample is empty (no pair of labels)"
+    else:
+        whys = []
+        for nm in dict.fromkeys(names):
+            try:
+                stat, _ = registry.parse(nm)
+            except (KeyError, ValueError, InputError):
+                continue
+            if stat.defined:
+                whys.append(f"{nm} is {stat.defined}")
+        why = "; ".join(whys) or ("each is a ratio over an empty row or column of the table (a level one rater "
+                                  "never uses)")
+    shown = ", ".join(list(dict.fromkeys(names))[:6])
+    more = "" if len(names) <= 6 else f" and {len(names) - 6} more"
+    verb = "is" if len(names) == 1 else "are"
+    warnings.warn(f"{shown}{more} {verb} undefined (NaN) on this table: {why}", UndefinedStatisticWarning,
+                  stacklevel=_user_stacklevel())
 
 
 def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_level, rng, alternative="two-sided",
@@ -244,6 +274,7 @@ def _run(kernel, td: TableData, names, *, n_resamples, ci_method, confidence_lev
     for j, name in enumerate(names):
         if name in warn_names:
             _check_defined(name, res.theta_hat[j], td, stacklevel=5)
+    _warn_nan([nm for j, nm in enumerate(names) if nm not in warn_names and np.isnan(res.theta_hat[j])], td)
     ests = res.estimates(names, n=td.n)
     return (ests, res) if with_result else ests
 
@@ -285,6 +316,8 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
     est = float(bound.kernel(td.k, _levels(td))(td.table.reshape(1, -1))[0]) if td.n > 0 else np.nan
     if bound.statistic.warn_undefined:
         _check_defined(bound.name, est, td, stacklevel=5)
+    elif np.isnan(est):
+        _warn_nan([bound.name], td)
     return analytic_estimate(bound.name, est, np.nan if res is None else float(res.variance), n=td.n,
                              confidence_level=confidence_level, quantile=quantile, alternative=alternative,
                              population_size=population_size,
@@ -750,8 +783,9 @@ def _need_binary(td):
 def _vector(name, td, *, ci_method, n_resamples, confidence_level, rng, **params):
     """Estimates of a registered vector statistic, named by its components."""
     bound = _bound(name, None, td, **params)
-    return _run(bound.kernel(td.k, _levels(td)), td, bound.components(td.k, td.scale.labels),
+    ests = _run(bound.kernel(td.k, _levels(td)), td, bound.components(td.k, td.scale.labels),
                 n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level, rng=rng)
+    return ests
 
 
 @_doc

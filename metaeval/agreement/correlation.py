@@ -149,6 +149,7 @@ def _table_scores(t, y, cluster, samples):
         raise ValueError("pass a PairedTables alone, not with y")
     if samples is not None:
         raise ValueError("samples= applies to items × samples arrays, not to a PairedTables")
+    t._require_pairs()
     cells = t.cells
     cl = None
     if cluster is not None:
@@ -169,6 +170,7 @@ def _prepare_scores(x, y, cluster, samples):
         if y is not None:
             raise ValueError("pass a Paired alone, not with y")
         paired = x
+        paired._require_pairs()
         x, y = paired.reference, paired.candidate
         cl = paired._column(cluster) if cluster is not None else None
     elif y is None:

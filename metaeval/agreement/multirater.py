@@ -127,6 +127,7 @@ from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
 from ..core.registry import UNDEFINED_PE_TOL, Statistic, get, register
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, _user_stacklevel, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.tables import as_counts
 from .analytic import DEFAULT_QUANTILE, analytic_estimate
 from .kernels import alpha_from_coincidence, chance_corrected
 from .weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
@@ -408,6 +409,7 @@ def wide_labels(ratings, *, item: str | None = None, rater: str | None = None, v
                              "metaeval.agreement_report, which includes Krippendorff's alpha); or "
                              "align(..., rows=True)")
     elif isinstance(ratings, Paired):
+        ratings._require_pairs()
         source = "<Paired>"
         labels = _as_labels(np.column_stack([np.asarray(ratings.reference), np.asarray(ratings.candidate)]))
         rater_ids = tuple(ratings.names)
@@ -544,16 +546,13 @@ def _from_counts(value_counts, levels, cluster) -> RaterData:
         if levels is None:
             levels = list(value_counts.columns)
         items = value_counts.index.to_numpy()
-        c = value_counts.to_numpy(dtype=float)
+        c = as_counts(value_counts.to_numpy(), name="value_counts").astype(float)
     else:
-        c = np.asarray(value_counts, dtype=float)
+        c = as_counts(value_counts, name="value_counts").astype(float)
         items = np.arange(c.shape[0]) if c.ndim == 2 else None
     if c.ndim != 2 or c.shape[0] == 0 or c.shape[1] == 0:
         raise InputError(f"value_counts must be items × categories (2-D, non-empty), got shape {c.shape}",
                          source=source)
-    if not np.all(np.isfinite(c)) or (c < 0).any() or not np.allclose(c, np.round(c)):
-        raise InputError("value_counts must be non-negative whole numbers", source=source)
-    c = np.round(c)
     if levels is None:
         cats = tuple(range(1, c.shape[1] + 1))
     else:
@@ -565,6 +564,9 @@ def _from_counts(value_counts, levels, cluster) -> RaterData:
     numeric = all(_is_number(v) for v in cats)
     vals = np.asarray(cats, dtype=float) if numeric else np.arange(1, len(cats) + 1, dtype=float)
     rated = c.sum(axis=1) > 0
+    if not rated.any():          # as for ratings with no value (prepare_ratings)
+        raise InputError("no item has a rating: every row of value_counts= sums to 0", source=source,
+                         fix="pass the number of raters who chose each category, per item")
     n_unrated = int((~rated).sum())
     if n_unrated:
         warnings.warn(f"{n_unrated} item(s) have no rating and are left out", MetaevalWarning,
@@ -1597,10 +1599,11 @@ def _alpha_from_coincidence_matrix(coincidence, level, weights, levels, ci_metho
     if ci_method is not None:
         raise InputError("a coincidence matrix carries no unit-level information, so it has no interval",
                          fix="pass ci_method=None, or the ratings themselves")
-    o = np.asarray(coincidence, dtype=float)
+    # coincidences are pair counts divided by (m_u − 1): fractions are allowed
+    o = as_counts(coincidence, name="coincidence", integer=False)
     if o.ndim != 2 or o.shape[0] != o.shape[1] or o.shape[0] == 0:
         raise InputError(f"coincidence must be a square V×V matrix, got shape {o.shape}")
-    if not np.all(np.isfinite(o)) or (o < 0).any() or not np.allclose(o, o.T):
+    if not np.allclose(o, o.T):
         raise InputError("coincidence must be symmetric with non-negative finite entries")
     v = o.shape[0]
     cats = list(levels) if levels is not None else list(range(1, v + 1))

@@ -27,6 +27,7 @@ from ..core import registry
 from ..core.errors import InputError, UndefinedStatisticWarning
 from ..core.resample import DEFAULT_N_RESAMPLES, Units, bootstrap, make_rng
 from ..core.results import Estimate, ResultSet
+from ..core.tables import as_counts
 
 __all__ = ["design_validation_sample", "estimate_from_validation", "sample_size", "ValidationDesign",
            "SampleSize", "simulate_design", "kappa_variance_unit"]
@@ -435,7 +436,7 @@ def kappa_variance_unit(table, weights=None) -> float:
     from ..agreement import analytic
     from ..agreement.weights import weight_matrix
 
-    p = np.asarray(table, dtype=float)
+    p = as_counts(table, name="table", integer=False)
     p = p / p.sum()
     # a table of proportions has n = 1, so the variance is the per-item variance
     return float(analytic.cohen_kappa(p, weight_matrix(weights, p.shape[0])).variance)
@@ -482,8 +483,8 @@ class SampleSize:
 
 def _anticipated_table(table, kappa, prevalence):
     if table is not None:
-        t = np.asarray(table, dtype=float)
-        if t.ndim != 2 or t.shape[0] != t.shape[1] or (t < 0).any() or t.sum() <= 0:
+        t = as_counts(table, name="table", integer=False)
+        if t.ndim != 2 or t.shape[0] != t.shape[1] or t.sum() <= 0:
             raise InputError("table= must be a K×K array of non-negative counts or proportions")
         return t / t.sum()
     if kappa is None or prevalence is None:

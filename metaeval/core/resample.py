@@ -56,12 +56,12 @@ import numpy as np
 from scipy import sparse
 from scipy.special import ndtr, ndtri
 
-from ..core.errors import SmallSampleWarning, UndefinedStatisticWarning
+from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
            "table_units", "shared_table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
            "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE",
-           "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS"]
+           "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS", "MAX_N_RESAMPLES", "check_n_resamples", "check_seed"]
 
 #: Interval methods of the bootstrap (``None`` asks for the point estimate only).
 CI_METHODS = ("bca", "percentile", "basic")
@@ -97,6 +97,86 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _INT63 = np.iinfo(np.int64).max
 
 
+#: The most resamples any bootstrap draws (10 million: far past where a Monte-Carlo interval end
+#: stops moving, and still minutes, not days, for a table statistic).
+MAX_N_RESAMPLES = 10_000_000
+
+
+def check_n_resamples(n_resamples, *, where: str = "n_resamples", source: str | None = None) -> int:
+    """``n_resamples`` as an int, checked: a whole number from 1 to :data:`MAX_N_RESAMPLES`.
+
+    One check for :func:`bootstrap` and the study files (``metaeval.output.study_schema``).
+
+    Parameters
+    ----------
+    n_resamples : int
+    where : str
+        The key or argument, for the message (``"the study's top level: n_resamples"``).
+    source : str, optional
+        The file named in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-integer, zero, a negative number or more than :data:`MAX_N_RESAMPLES`.
+
+    Examples
+    --------
+    >>> check_n_resamples(2000)
+    2000
+    >>> check_n_resamples(0)
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: <input>: n_resamples must be a whole number from 1 to 10000000: '0'. Fix: use e.g. 2000 (the default)
+    """
+    ok = isinstance(n_resamples, (int, np.integer)) and not isinstance(n_resamples, (bool, np.bool_)) \
+        and 1 <= int(n_resamples) <= MAX_N_RESAMPLES
+    if not ok:
+        raise InputError(f"{where} must be a whole number from 1 to {MAX_N_RESAMPLES}", source=source,
+                         text=repr(n_resamples), fix=f"use e.g. {DEFAULT_N_RESAMPLES} (the default)")
+    return int(n_resamples)
+
+
+def check_seed(seed, *, where: str = "seed", source: str | None = None) -> int:
+    """``seed`` as an int, checked: a whole number from 0 to 2**63 - 1 (what ``numpy.random.default_rng`` takes).
+
+    Parameters
+    ----------
+    seed : int
+    where : str
+        The key or argument, for the message.
+    source : str, optional
+        The file named in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-integer or a negative number (numpy refuses negative seeds).
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1, where="seed", source="study.toml")
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: study.toml: seed must be a whole number from 0 to 9223372036854775807: '-1'. Fix: use e.g. 20261130
+    """
+    ok = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and 0 <= int(seed) <= _INT63
+    if not ok:
+        raise InputError(f"{where} must be a whole number from 0 to {_INT63}", source=source, text=repr(seed),
+                         fix="use e.g. 20261130")
+    return int(seed)
+
+
 def _user_stacklevel() -> int:
     """``stacklevel`` for a warning raised by the caller of this function that points at the first
     frame outside the metaeval package (the user's line), however deep the call chain is."""
@@ -112,6 +192,7 @@ def _check_rng(rng) -> None:
     if rng is None or isinstance(rng, np.random.Generator):
         return
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        check_seed(rng, where="rng")
         return
     raise TypeError(f"rng must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
 
@@ -697,7 +778,11 @@ def bootstrap_pvalue(replicates, null=0.0, *, alternative: str = "two-sided"):
     Notes
     -----
     Counting ties (replicates equal to ``null``) in both tails makes p = 1 when every replicate
-    equals the null value. The two-sided p-value inverts the percentile interval: p < 1 − level
+    equals the null value, and p = 0 (reported as p < 1/B) when every replicate equals one other
+    value (a statistic the resampling cannot move, such as perfect agreement in every cluster);
+    this matches the zero-width percentile interval. Where the data hold no variation at all to
+    resample (one cluster, one item, none) :meth:`BootstrapResult.pvalue` gives NaN instead of
+    calling this function; all-NaN replicates give NaN here. The two-sided p-value inverts the percentile interval: p < 1 − level
     exactly when the percentile interval at that level excludes ``null`` (up to interpolation
     between two order statistics). Efron & Tibshirani (1993), §15.4 (achieved significance level
     from the bootstrap distribution).
@@ -781,6 +866,33 @@ def _n_clusters(units: Units) -> tuple[int | None, bool]:
     return int(min(units.m[units.strata == h].sum() for h in np.unique(units.strata))), True
 
 
+def _no_variation(n_units: int | None, unit: str, n_clusters: int | None, stratified: bool) -> str | None:
+    """Why the data hold no variation to resample (None when they do).
+
+    One unit (or none), or a cluster bootstrap with a single cluster (in the whole sample, or in a
+    stratum): every replicate is then the estimate itself, the spread of the replicates says
+    nothing about the sampling error, and the few-clusters widening (a t with T − 1 = 0 degrees of
+    freedom) is undefined. The interval, the standard error, the bias and the p-value are NaN.
+    """
+    if n_units is not None and n_units == 0:
+        return "the sample is empty, so there is nothing to resample"
+    if n_clusters is not None and n_clusters < 2:
+        if stratified:
+            return (f"a stratum holds {n_clusters} cluster, so there is no between-cluster variation to resample "
+                    "in it (merge it with another stratum, or resample items)")
+        return ("the data form a single cluster, so there is no between-cluster variation to resample (resample "
+                "a finer unit, e.g. items without cluster=, or add clusters)")
+    if n_units is not None and n_units == 1:
+        return (f"the data are a single {'cluster' if unit == 'clusters' else 'item'}, so there is no variation "
+                "to resample")
+    return None
+
+
+def _warn_no_variation(reason: str) -> None:
+    warnings.warn(f"no bootstrap interval: {reason}. The interval, standard error and p-value are undefined (NaN)",
+                  UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+
+
 def _column(value, j, m):
     """Column j of a per-statistic array in ``extra``; anything else as it is."""
     if isinstance(value, np.ndarray) and value.ndim == 1 and len(value) == m:
@@ -856,7 +968,8 @@ class BootstrapResult:
                         confidence_level: float = 0.95, alternative: str = "two-sided", accel=None,
                         unit: str = "items", n_units: int, n_clusters: int | None = None,
                         stratified: bool = False, cluster_correction: bool = True, bounds=None,
-                        seed: int | None = None, keep_replicates: bool = True) -> BootstrapResult:
+                        seed: int | None = None, keep_replicates: bool = True,
+                        no_variation: str | None = None) -> BootstrapResult:
         """Interval, standard error, bias, small-cluster widening and warnings from replicates.
 
         For statistics that draw their own replicates (ranks, refits in a loop) and so cannot go
@@ -892,6 +1005,9 @@ class BootstrapResult:
             The seed the replicates were drawn with.
         keep_replicates : bool
             Keep the replicates in the result (default).
+        no_variation : str, optional
+            Why the data hold no variation to resample, when the caller knows (:func:`bootstrap`:
+            an empty sample, a single item). A single cluster (``n_clusters`` < 2) is found here.
 
         Returns
         -------
@@ -899,7 +1015,10 @@ class BootstrapResult:
             ``n_resamples`` is the number of rows of ``replicates``. Warns
             (:class:`~metaeval.core.errors.UndefinedStatisticWarning`) when replicates are NaN, and
             (:class:`~metaeval.core.errors.SmallSampleWarning`) for fewer than
-            :data:`MIN_CLUSTERS` clusters.
+            :data:`MIN_CLUSTERS` clusters. With no variation to resample (one cluster, in the
+            sample or in a stratum; one item; none) every replicate is the estimate: the interval,
+            ``se``, ``bias`` and every p-value are NaN, ``extra["no_variation"]`` says why, and an
+            UndefinedStatisticWarning says so (instead of the few-clusters warning).
 
         References
         ----------
@@ -923,15 +1042,29 @@ class BootstrapResult:
                                            accel=None if ci_method != "bca" else accel, alternative=alternative)
         if n_clusters is None and unit == "clusters":
             n_clusters = int(n_units)
+        if no_variation is None:
+            no_variation = _no_variation(None, unit, n_clusters, stratified)
+        n_nan = np.isnan(reps).sum(axis=0)
+        if no_variation is not None:
+            _warn_no_variation(no_variation)
+            nan = np.full(m, np.nan)
+            return cls(theta_hat=theta_hat, replicates=reps if keep_replicates else None, low=nan.copy(),
+                       high=nan.copy(), se=nan.copy(), bias=nan.copy(), z0=nan.copy(), accel=accel, n_nan=n_nan,
+                       method=ci_method, confidence_level=confidence_level, n_resamples=len(reps), unit=unit,
+                       n_units=int(n_units), seed=seed, extra={"no_variation": no_variation},
+                       alternative=alternative)
         low, high, extra = _finish_interval(theta_hat, low, high, n_clusters=n_clusters, stratified=stratified,
                                             confidence_level=confidence_level, alternative=alternative,
                                             cluster_correction=cluster_correction, bounds=bounds)
-        n_nan = np.isnan(reps).sum(axis=0)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(reps, axis=0, ddof=1)
             bias = np.nanmean(reps, axis=0) - theta_hat
-        if (n_nan > 0).any():
+        if (n_nan == len(reps)).any():
+            warnings.warn(f"all {len(reps)} bootstrap replicates are undefined (NaN): the statistic is undefined on "
+                          "every resample, so its interval, standard error and p-value are NaN",
+                          UndefinedStatisticWarning, stacklevel=_user_stacklevel())
+        elif (n_nan > 0).any():
             warnings.warn(f"{int(n_nan.max())} of {len(reps)} bootstrap replicates are undefined (NaN) and were "
                           "left out of the interval; the statistic is unstable on this data",
                           UndefinedStatisticWarning, stacklevel=_user_stacklevel())
@@ -992,7 +1125,9 @@ class BootstrapResult:
             One p-value per statistic (NaN without replicates: a point estimate has no test).
             When the interval was widened for few clusters, the test is on the replicates widened
             by the same factor about the estimate, so that p < 1 − level exactly when the
-            (percentile) interval excludes ``null``.
+            (percentile) interval excludes ``null``. NaN where the interval is undefined for lack
+            of variation (``extra["no_variation"]``: one cluster, one item, none) or because the
+            widening factor is (fewer than 2 clusters): the test inverts that interval.
 
         References
         ----------
@@ -1011,9 +1146,12 @@ class BootstrapResult:
         if self.replicates is None:
             bootstrap_pvalue(None, alternative=alternative)         # checks the argument
             return np.full(1 if j is not None else m, np.nan)
-        reps = self.replicates if j is None else self.replicates[:, [j]]
         fac = self.extra.get("cluster_correction")
-        if fac is not None and np.all(np.isfinite(fac)):
+        if self.extra.get("no_variation") is not None or (fac is not None and not np.all(np.isfinite(fac))):
+            bootstrap_pvalue(None, alternative=alternative)         # checks the argument
+            return np.full(1 if j is not None else m, np.nan)
+        reps = self.replicates if j is None else self.replicates[:, [j]]
+        if fac is not None:
             theta = self.theta_hat if j is None else self.theta_hat[[j]]
             reps = theta[None, :] + np.asarray(fac) * (reps - theta[None, :])
         null = np.asarray(null, dtype=float)
@@ -1200,11 +1338,19 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
         theta_hat = _as_2d(statistic(total), 1)[0] if statistic_hat is None else np.atleast_1d(statistic_hat)
         return BootstrapResult.point(theta_hat, unit=units.kind, n_units=units.n_units,
                                      confidence_level=confidence_level)
-    if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    n_resamples = int(n_resamples)
+    n_resamples = check_n_resamples(n_resamples)
     gen, seed = make_rng(rng)
     theta_hat = _as_2d(statistic(total), 1)[0] if statistic_hat is None else np.atleast_1d(statistic_hat)
+    n_clusters, stratified = _n_clusters(units)
+    no_var = _no_variation(units.n_units, units.kind, n_clusters, stratified)
+    if no_var is not None:
+        # every resample of one unit (or of none) is the data itself: nothing is drawn
+        reps = np.repeat(theta_hat[None, :].astype(float), n_resamples, axis=0)
+        return BootstrapResult.from_replicates(
+            theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
+            accel=np.full(len(theta_hat), np.nan), unit=units.kind, n_units=units.n_units, n_clusters=n_clusters,
+            stratified=stratified, cluster_correction=cluster_correction, bounds=bounds, seed=seed,
+            keep_replicates=keep_replicates, no_variation=no_var)
     U = units.X.shape[0]
     if chunk is None:
         chunk = max(1, min(n_resamples, _CHUNK_ELEMS // max(U, units.X.shape[1], 1)))
@@ -1230,7 +1376,6 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
             for s in range(0, U, jchunk):
                 jack.append(_as_2d(statistic(total - units.rows(s, s + jchunk)), min(jchunk, U - s)))
             accel = _acceleration(np.vstack(jack), units.m)
-    n_clusters, stratified = _n_clusters(units)
     res = BootstrapResult.from_replicates(
         theta_hat, reps, ci_method=ci_method, confidence_level=confidence_level, alternative=alternative,
         accel=accel, unit=units.kind, n_units=units.n_units, n_clusters=n_clusters, stratified=stratified,
@@ -1356,7 +1501,9 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     BootstrapResult
         ``theta_hat`` is θ̂ (the statistic on these data), ``low/high`` the interval, ``bias`` the
         first-level bootstrap bias, ``method`` ``"debiased"``; ``extra`` holds ``debiased`` (θ_bc)
-        and ``se_debiased`` (arrays, one entry per statistic), ``n_outer`` and ``n_inner``.
+        and ``se_debiased`` (arrays, one entry per statistic), ``n_outer`` and ``n_inner``. With no
+        variation to resample (one cluster, one unit, none) everything but ``theta_hat`` is NaN,
+        as in :func:`bootstrap`.
 
     References
     ----------
@@ -1381,6 +1528,17 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     total = units.total()[None, :]
     theta_hat = _as_2d(statistic(total), 1)[0]
     N = units.n_units
+    n_clusters, stratified = _n_clusters(units)
+    no_var = _no_variation(N, units.kind, n_clusters, stratified)
+    if no_var is not None:                       # as in bootstrap(): nothing to draw, everything NaN
+        _warn_no_variation(no_var)
+        nan = np.full(len(theta_hat), np.nan)
+        return BootstrapResult(theta_hat=theta_hat, replicates=np.repeat(theta_hat[None, :], n_resamples, axis=0),
+                               low=nan.copy(), high=nan.copy(), se=nan.copy(), bias=nan.copy(), z0=nan.copy(),
+                               accel=nan.copy(), n_nan=np.zeros(len(theta_hat), dtype=np.int64), method="debiased",
+                               confidence_level=confidence_level, n_resamples=n_resamples, unit=units.kind,
+                               n_units=N, seed=seed, extra={"no_variation": no_var, "debiased": nan.copy(),
+                                                            "se_debiased": nan.copy(), "n_outer": 0, "n_inner": 0})
     p0 = units.m / N
     U = units.X.shape[0]
     if chunk is None:
@@ -1413,7 +1571,6 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     bias = mean1 - theta_hat
     debiased = np.clip(theta_hat - bias, *bounds)
     z = norm.ppf(0.5 + confidence_level / 2)
-    n_clusters, stratified = _n_clusters(units)
     low, high, extra = _finish_interval(debiased, debiased - z * se_bc, debiased + z * se_bc, n_clusters=n_clusters,
                                         stratified=stratified, confidence_level=confidence_level,
                                         alternative="two-sided", cluster_correction=cluster_correction,

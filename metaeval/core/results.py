@@ -136,9 +136,18 @@ _HTML_COLUMNS = ["estimate", "interval", "method", "p-value", "n", "unit"]
 _HTML_NUMERIC = ("estimate", "p-value", "n")
 
 
+def _no_variation_text(e) -> str:
+    """``no interval (the data form a single cluster)`` for a bootstrap with nothing to resample
+    (``extra["no_variation"]``, set by the engine), else ""."""
+    why = e.extra.get("no_variation")
+    return f"no interval ({str(why).split(', so')[0]})" if why else ""
+
+
 def _html_cells(e: Estimate) -> dict[str, str]:
     if e.ci.method == "none":
         interval = "no interval"
+    elif _no_variation_text(e):
+        interval = _no_variation_text(e)
     else:
         interval = f"{e.ci.level:.0%} [{_fmt(e.ci.low)}, {_fmt(e.ci.high)}]"
         clipped = _clipped_text(e)
@@ -374,6 +383,8 @@ class Estimate:
         if self.ci.method == "none":
             return f"{self.statistic} = {_fmt(self.estimate)}, no interval{p} (point estimate only; n = {self.n})"
         units = "" if self.unit == "none" else f", {self.unit}: {self.n_units}"
+        if _no_variation_text(self):
+            return f"{self.statistic} = {_fmt(self.estimate)}, {_no_variation_text(self)}{p} (n = {self.n}{units})"
         clipped = _clipped_text(self)
         clipped = f", {clipped}" if clipped else ""
         return (f"{self.statistic} = {_fmt(self.estimate)}, {self.ci.level:.0%} {self.ci.method} CI "

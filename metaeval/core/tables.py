@@ -8,7 +8,12 @@ from numpy.typing import ArrayLike
 from ..core.errors import InputError
 from ..core.scale import Scale
 
-__all__ = ["contingency", "normalize_counts"]
+__all__ = ["contingency", "normalize_counts", "as_counts", "MAX_COUNT"]
+
+#: Largest total a table of counts may hold: 2**53, the largest integer below which float64 holds
+#: every integer exactly (the statistics compute in float64, and the bootstrap draws the total as an
+#: int64). A real table has far fewer items; a larger total is an overflowed or sentinel value.
+MAX_COUNT = 2**53
 
 
 def contingency(reference: ArrayLike, candidate: ArrayLike, scale: Scale | None = None, *,
@@ -96,6 +101,12 @@ def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarr
     -------
     numpy.ndarray of float
 
+    Raises
+    ------
+    InputError
+        A cell that is NaN, infinite or negative, or a total above 2**53 (:func:`as_counts`;
+        fractional counts, e.g. design-weighted ones, are fine).
+
     References
     ----------
     ``sklearn.metrics.confusion_matrix``'s ``normalize="true"|"pred"|"all"`` (tests/test_agreement.py).
@@ -106,7 +117,7 @@ def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarr
     array([[0.81 , 0.19 ],
            [0.206, 0.794]])
     """
-    t = np.asarray(table, dtype=float)
+    t = as_counts(table, name="table", integer=False)
     with np.errstate(invalid="ignore", divide="ignore"):
         if normalize is None:
             return t
@@ -117,3 +128,118 @@ def normalize_counts(table: ArrayLike, normalize: str | None = None) -> np.ndarr
         if normalize == "all":
             return t / t.sum()
     raise InputError(f"normalize must be None, 'row', 'column' or 'all', got {normalize!r}")
+
+
+def _cell_name(idx: tuple) -> str:
+    """``row 0, column 1`` (or ``table 2, row 0, column 1``) for a cell index of a K×K or C×K×K table."""
+    idx = tuple(int(i) for i in idx)
+    if len(idx) == 2:
+        return f"row {idx[0]}, column {idx[1]}"
+    if len(idx) == 3:
+        return f"table {idx[0]}, row {idx[1]}, column {idx[2]}"
+    return "cell " + str(idx)
+
+
+def as_counts(table: ArrayLike, *, name: str = "table", integer: bool = True) -> np.ndarray:
+    """A table of counts, checked: numbers, finite, non-negative, whole (if ``integer``), not overflowing.
+
+    The one place where a table given by the user (``table=``, ``value_counts=``, ``coincidence=``,
+    an anticipated design table) is read as counts; every statistic that takes one calls it, so a
+    bad cell is refused the same way everywhere.
+
+    Parameters
+    ----------
+    table : array-like
+        Counts of any shape (K×K, C×K×K, items × categories...). Shapes are the caller's to check.
+    name : str
+        The argument's name, used in the error (``table=``, ``value_counts=`` ...).
+    integer : bool
+        Counts of items must be whole numbers (default). False for tables that may hold
+        proportions or fractional coincidences (Krippendorff's coincidence matrix, an
+        anticipated design table).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 (``integer=True``, values rounded from within 1e-9 of a whole number) or float64.
+
+    Raises
+    ------
+    InputError
+        Naming the argument, the first bad cell and its value, and the fix, for: anything that is
+        not a number (text, booleans, complex), a ragged array, NaN or ±inf, a negative count,
+        a fractional count (``integer=True``), or counts whose total exceeds :data:`MAX_COUNT`
+        (2**53: an int64 or uint64 table that overflowed, or a sentinel such as 2**64 − 1).
+
+    Notes
+    -----
+    Before 0.3, ``inf`` was cast to an integer (κ of ``[[5, inf], [1, 7]]`` came out as 0.8434,
+    the inf read as 0) and tables past 2**63 failed inside numpy or gave "the sample is empty".
+
+    References
+    ----------
+    tests/test_hostile_numbers.py (hypothesis over random tables with zeros, huge and non-finite
+    cells: every table statistic returns sklearn's / statsmodels' value, NaN with a warning, or this
+    InputError).
+
+    Examples
+    --------
+    >>> as_counts([[85, 20], [20, 77.0]])
+    array([[85, 20],
+           [20, 77]])
+    >>> as_counts([[5, float("inf")], [1, 7]])
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: <table>: table= has inf at row 0, column 1. Expected finite, non-negative counts of items. Fix: replace it by the number of items in that cell (0 for none); inf and NaN usually come from a division or a missing value upstream
+    """
+    src = f"<{name}>"
+    expected = "finite, non-negative counts of items" if integer else "finite, non-negative counts or proportions"
+    try:
+        a = np.asarray(table)
+    except ValueError:
+        raise InputError(f"{name}= must be a rectangular array of counts; its rows differ in length",
+                         source=src, fix="give every row the same number of cells") from None
+    if a.dtype.kind == "O":
+        try:
+            a = a.astype(float)
+        except (TypeError, ValueError):
+            raise InputError(f"{name}= must hold numbers (counts)", source=src, expected=expected,
+                             fix="convert the cells to numbers first") from None
+    if a.dtype.kind not in "iuf":
+        what = {"b": "booleans", "c": "complex numbers"}.get(a.dtype.kind, f"{a.dtype} values")
+        raise InputError(f"{name}= must hold numbers (counts), got {what}", source=src, expected=expected,
+                         fix="pass the counts as integers (e.g. numpy.asarray(t, dtype=int))")
+    f = a.astype(float)
+    bad = ~np.isfinite(f)
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0])
+        raise InputError(f"{name}= has {f[idx]} at {_cell_name(idx)}", source=src, expected=expected,
+                         fix="replace it by the number of items in that cell (0 for none); inf and NaN usually "
+                             "come from a division or a missing value upstream")
+    bad = f < 0
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0])
+        raise InputError(f"{name}= has a negative count, {a[idx]}, at {_cell_name(idx)}", source=src,
+                         expected=expected, fix="check how the table was built (a difference of two tables, or a "
+                                                "missing-value code such as -1)")
+    big = f > MAX_COUNT
+    total = float(f.sum())
+    if total >= MAX_COUNT / 2 and not big.any():       # near the bound: the exact (Python int) total
+        total = sum(int(v) for v in a.ravel().tolist())
+    if big.any() or total > MAX_COUNT:
+        where = f" ({a[tuple(np.argwhere(big)[0])]} at {_cell_name(tuple(np.argwhere(big)[0]))})" if big.any() else ""
+        raise InputError(f"{name}= counts sum to {float(total):.4g}{where}, more than 2**53 (about 9.0e15), the largest "
+                         "total metaeval's statistics hold exactly", source=src, expected=expected,
+                         fix="look for an overflowed or sentinel value (a -1 stored as an unsigned 2**64 - 1, a "
+                             "sum that wrapped around); a real table has far fewer items")
+    if not integer:
+        return f
+    r = np.round(f)
+    bad = np.abs(f - r) > 1e-9 * np.maximum(1.0, np.abs(f))
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0])
+        raise InputError(f"{name}= has a fractional count, {a[idx]}, at {_cell_name(idx)}", source=src,
+                         expected="whole numbers of items",
+                         fix="pass counts of items; for a weighted (stratified) design use "
+                             "metaeval.estimate_from_validation, or pass the items with strata=")
+    return r.astype(np.int64)

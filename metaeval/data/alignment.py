@@ -66,6 +66,10 @@ class AlignmentReport:
         ``side, key, labels, lines``: up to 50 examples of keys with conflicting labels.
     n_pairs : int
         Number of pairs in the :class:`Paired`.
+    examples : dict
+        Side name → up to three keys (tuples of strings) of its unmatched rows, kept when no key
+        matched (so that the error a statistic raises on the empty pairs can show them); empty
+        otherwise, and from engines that do not collect them.
 
     References
     ----------
@@ -91,6 +95,7 @@ class AlignmentReport:
         columns=["side", "value", "count", "first_line", "policy"]))
     conflicts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["side", "key", "labels", "lines"]))
     n_pairs: int = 0
+    examples: dict = field(default_factory=dict)
 
     def to_frame(self, notes: bool = False) -> pd.DataFrame:
         """Tidy ``side, category, count`` rows; per side the counts add up to the input rows.
@@ -232,6 +237,47 @@ class Paired:
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def _require_pairs(self) -> None:
+        """Raise an InputError that says why, when there is no pair to compute a statistic on.
+
+        Called where a Paired or PairedTables reaches a statistic (the agreement coefficients,
+        square tests, score correlations, many-rater statistics): with no pair the statistics
+        have nothing to say, and the usual cause is keys that never match (``on=``, or keys
+        written differently on the two sides), which the message shows with the alignment's
+        accounting and example keys of each side.
+        """
+        if len(self) > 0:
+            return
+        rep = self.report
+        src = " / ".join(str(rep.sources.get(side, side)) for side in rep.names)
+        if rep.n_pairs > 0:
+            raise InputError(f"the pairs hold no pair, though the alignment matched {rep.n_pairs}: they were "
+                             "filtered out (a subset, binarize or a group that is absent?)", source=src,
+                             fix="check the filter applied after metaeval.align")
+        parts, empty = [], []
+        for side in rep.names:
+            n_in = int(rep.n_input.get(side, 0))
+            if n_in == 0:
+                empty.append(side)
+            fates = ", ".join(f"{rep.counts[(side, f)]} {f}" for f in FATES
+                              if f != "matched" and rep.counts.get((side, f), 0))
+            ex = rep.examples.get(side) or []
+            keys = "; keys such as " + ", ".join(repr(k[0]) if len(k) == 1 else repr(k) for k in ex) if ex else ""
+            parts.append(f"{side} {n_in} rows ({fates or 'none kept'}){keys}")
+        on = ", ".join(self.on)
+        only_unmatched = all(rep.counts.get((side, "unmatched"), 0) for side in rep.names)
+        if empty:
+            fix = f"check that the {' and the '.join(empty)} data was read (or filtered) correctly"
+        elif only_unmatched:
+            fix = (f"check on= (the key columns: {on}) and that both sides write the keys alike (case, spaces, "
+                   "prefixes, '1' against '1.0')")
+        else:
+            fix = "see where the rows went in the alignment report (paired.report) and the policies of align()"
+        problem = ("no pair was matched: no key occurs on both sides" if only_unmatched and not empty
+                   else "no pair was matched")
+        raise InputError(f"{problem} ({'; '.join(parts)}), so there is nothing to compute a statistic on",
+                         source=src, fix=fix)
 
     def __repr__(self) -> str:
         return f"Paired({len(self)} pairs on {', '.join(self.on)}, scale={self.scale.levels})"
@@ -1129,6 +1175,16 @@ def _side(df, name, lines, side, on, key, key_of_row, label_col, scale, out_of_s
             else:
                 fate[oos] = _F["out_of_scale_missing"]
 
+    if scale is None:  # an infinite label is not a level of an inferred scale (with a scale: out of scale)
+        inf = (fate == 0) & np.isinf(label)
+        if inf.any():
+            i = int(np.flatnonzero(inf)[0])
+            raise InputError(f"{label_col} is infinite: {float(label[i])!r}", source=name, line=int(lines[i]),
+                             text=f"{label_col}={float(label[i])!r}",
+                             expected=f"finite numeric labels in column {label_col!r}",
+                             fix="correct the value (or leave it empty for a missing label), or declare scale= "
+                                 "with out_of_scale='drop', 'missing' or 'clip'")
+
     alive = np.flatnonzero(fate == 0)
     sub = pd.DataFrame({"_key": key[alive], "_label": label[alive], "_row": alive})
     dup = sub.duplicated("_key", keep=False).to_numpy()
@@ -1202,7 +1258,7 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
           out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
           refusal_value=None, refusals="keep", unjudged="drop",
           names=("reference", "candidate"), engine: str = "auto", by: str | Sequence[str] | None = None,
-          rows: bool | None = None, spark=None) -> Paired:
+          rows: bool | None = None, spark=None, glob: bool | None = None) -> Paired:
     """Pair a reference judgment set with a candidate one, accounting for every row.
 
     Parameters
@@ -1250,6 +1306,12 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     spark : pyspark.sql.SparkSession, optional
         The session of the Spark engine (default: a local one); passing one with
         ``engine="auto"`` chooses Spark.
+    glob : bool, optional
+        Whether a path is a pattern. None (default): a path that exists is read as it is, whatever its
+        name holds (``p[1].parquet`` is that file, not ``p1.parquet``), and a path that does not exist
+        but holds ``*``, ``?`` or ``[`` is a pattern (its longest existing leading folder taken
+        literally: ``run[2024]/*.parquet``); True: always a pattern; False: never. Patterns are read by
+        the DuckDB and Spark engines (see :mod:`metaeval.data.engines.paths`).
 
     Returns
     -------
@@ -1304,7 +1366,7 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
 
     choose = getattr(_engines, "choose_engine", None)
     if choose is not None:
-        resolved = choose(reference, candidate, engine)
+        resolved = choose(reference, candidate, engine, glob=glob)
     else:  # the engines package without its chooser: pandas alone
         resolved = "pandas" if engine == "auto" else engine
     if rows is None:
@@ -1316,11 +1378,18 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
                              fix="pass engine='pandas'")
         counts = run(resolved, reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
                      duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
-                     refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows), spark=spark)
+                     refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows), spark=spark,
+                     glob=glob)
         if rows:
             return Paired(counts.rows, on=counts.on, scale=counts.scale, report=counts.report,
                           unjudged=counts.unjudged, names=counts.names)
         return PairedTables._from_counts(counts)
+    from .engines.paths import is_pattern
+
+    for src in (reference, candidate):
+        if isinstance(src, (str, os.PathLike)) and is_pattern(str(src), glob):
+            raise InputError("a pattern (glob) names several files; the pandas engine reads one file a side",
+                             source=str(src), fix="pass engine='duckdb' (or 'auto'), or name one file")
     return _align_pandas(reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
                          duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
                          refusals=refusals, unjudged=unjudged, names=names, by=by, rows=bool(rows))
@@ -1434,13 +1503,18 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
         for code in sorted(np.flatnonzero(tally), key=lambda i: inv[int(i)]):
             counts[(side, inv[int(code)])] = int(tally[code])
 
+    examples = {}
+    if not both.any():  # nothing matched: a few keys of each side for the error the statistics raise
+        for si, (side, fate) in enumerate(((names[0], rfate), (names[1], cfate))):
+            examples[side] = [tuple(str(uniques[j][codes[si][j][i]]) for j in range(len(on)))
+                              for i in np.flatnonzero(fate == _F["unmatched"])[:3]]
     if scale is None:
         scale = Scale.infer(data["reference"], data["candidate"]) if len(data) else Scale((0, 1))
     report = AlignmentReport(
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
-        n_pairs=int(both.sum()))
+        n_pairs=int(both.sum()), examples=examples)
     if rows:
         return Paired(data, on=on, scale=scale, report=report, unjudged=unj, names=names)
     missing = [b for b in by if b not in data.columns]

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -72,12 +73,126 @@ def _name(source) -> str:
     return getattr(source, "name", None) or "<stream>"
 
 
-def _read_bytes(source) -> bytes:
-    """Read a path or binary/text stream; transparently gunzip. Errors become InputError."""
+#: The most bytes a gzipped input may expand to in a reader that holds the text in memory (the readers
+#: here and the pandas engine of :func:`metaeval.align`). Decompression is streamed and stops at this
+#: size with an :class:`~metaeval.InputError`, so that a small file that expands enormously (a "gzip
+#: bomb") costs at most this much memory; a text file with a NUL byte stops at its first one. Raise it
+#: (assign ``metaeval.data.io.MAX_DECOMPRESSED_BYTES``, or set the environment variable
+#: ``METAEVAL_MAX_DECOMPRESSED_BYTES``, in bytes) for larger inputs; the DuckDB engine reads gzipped
+#: qrels streamed, without this limit.
+MAX_DECOMPRESSED_BYTES = 2 ** 30
+
+#: The longest line the streamed scan of a text file (:func:`scan_text`: the DuckDB engine's gzipped and
+#: irregular qrels) accepts; longer lines are an :class:`~metaeval.InputError` naming the line. Raise
+#: it by assignment or with the environment variable ``METAEVAL_MAX_LINE_BYTES`` (bytes).
+MAX_LINE_BYTES = 2 ** 28
+
+_CHUNK = 1 << 20
+
+
+def _limit(name: str, default: int) -> int:
+    env = os.environ.get(f"METAEVAL_{name}")
+    if env:
+        try:
+            return int(env)
+        except ValueError:
+            raise InputError(f"METAEVAL_{name} is not a whole number of bytes: {env!r}", source="<environment>",
+                             fix=f"set METAEVAL_{name} to a number of bytes, e.g. {default}") from None
+    return default
+
+
+_SPECIAL = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+            (stat.S_ISSOCK, "a socket"))
+
+
+def check_regular(path, name: str | None = None) -> None:
+    """Refuse a path that is a device, a FIFO or a socket (reading one never ends, or blocks).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The path to check (symbolic links are followed). A path that does not exist passes (the reader
+        then says "file not found").
+    name : str, optional
+        The name in the message (default: ``path``).
+
+    Raises
+    ------
+    InputError
+        The path is a character or block device (``/dev/zero``), a FIFO or a socket.
+
+    Examples
+    --------
+    >>> check_regular("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: /dev/zero: is a character device, not a regular file. Fix: save the data to a file (or pass a DataFrame) and read that
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    for test, what in _SPECIAL:
+        if test(mode):
+            raise InputError(f"is {what}, not a regular file", source=name or str(path),
+                             fix="save the data to a file (or pass a DataFrame) and read that")
+
+
+def _gunzip(fh, name: str, *, text: bool) -> bytes:
+    """Decompress a gzip stream (CRC checked), at most :data:`MAX_DECOMPRESSED_BYTES`; a text stream
+    stops at its first NUL byte with the error of :func:`_check_text`."""
+    limit = _limit("MAX_DECOMPRESSED_BYTES", MAX_DECOMPRESSED_BYTES)
+    chunks, total = [], 0
+    try:
+        with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
+            while True:
+                chunk = gz.read(_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if text and chunk.find(b"\x00") >= 0:  # binary: say so now, not after gigabytes
+                    _nul_error(chunks, chunk, gz, name)
+                if total > limit:
+                    raise InputError(f"the gzip data expands to more than {limit} bytes", source=name,
+                                     expected=f"at most metaeval.data.io.MAX_DECOMPRESSED_BYTES = {limit} bytes "
+                                              "of decompressed data for a reader that holds it in memory",
+                                     fix="raise the limit (environment variable METAEVAL_MAX_DECOMPRESSED_BYTES, in "
+                                         "bytes) if the file is genuine; align(..., engine='duckdb') streams gzipped qrels")
+                chunks.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"corrupt gzip data ({exc})", source=name,
+                         fix="re-download or re-compress the file") from None
+    return b"".join(chunks)
+
+
+def _nul_error(chunks, chunk, gz, name):
+    """Raise the error :func:`_check_text` gives for the whole text, from the text up to the end of the
+    line of the first NUL byte (read on by at most a few chunks)."""
+    head = [*chunks, chunk]
+    nul = sum(map(len, chunks)) + chunk.find(b"\x00")
+    for _ in range(4):
+        if b"\n" in chunk[chunk.find(b"\x00"):] or not chunk:
+            break
+        chunk = gz.read(_CHUNK)
+        head.append(chunk)
+    data = _lone_cr_to_lf(b"".join(head))
+    end = data.find(b"\n", nul)
+    _check_text(data if end < 0 else data[:end + 1], name)
+
+
+def _read_bytes(source, *, text: bool = True) -> bytes:
+    """Read a path or binary/text stream; transparently gunzip (streamed, bounded: see
+    :data:`MAX_DECOMPRESSED_BYTES`). Errors become InputError. ``text``: the data must be text (a NUL
+    byte in gzipped data stops the decompression at once)."""
     name = _name(source)
     try:
         if isinstance(source, (str, os.PathLike)):
+            check_regular(source, name)
             with open(source, "rb") as fh:
+                if fh.read(2) == b"\x1f\x8b":
+                    fh.seek(0)
+                    return _gunzip(fh, name, text=text)
+                fh.seek(0)
                 data = fh.read()
         elif hasattr(source, "read"):
             data = source.read()
@@ -94,12 +209,90 @@ def _read_bytes(source) -> bytes:
     except PermissionError:
         raise InputError("permission denied", source=name, fix="check the file's permissions") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"corrupt gzip data ({exc})", source=name,
-                             fix="re-download or re-compress the file") from None
+        return _gunzip(io.BytesIO(data), name, text=text)
     return data
+
+
+_BLANK_LINES = re.compile(rb"^[ \t]*\r?$", re.M)
+
+
+def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict:
+    """Stream a text file, plain or gzipped, once and in bounded memory (CRC checked).
+
+    Returns ``lines`` (a last line without a newline counts), ``blank`` (lines of only spaces, tabs
+    and a carriage return; counted with ``blank=True``), ``longest`` (bytes of the longest line, without
+    its newline), ``bytes`` (decompressed), ``gzip`` and ``nul`` (a NUL byte seen: the scan stopped there;
+    the caller hands the file to the full reader, whose error names the line). ``stop_at``: stop once
+    this many bytes are read (``complete`` is then False). Raises InputError for corrupt gzip data and
+    for a line longer than :data:`MAX_LINE_BYTES`.
+    """
+    name = str(path)
+    check_regular(path, name)
+    limit = _limit("MAX_LINE_BYTES", MAX_LINE_BYTES)
+    out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True}
+    cur, carry = 0, b""  # the unfinished line: its length, and its text while short (for the blank test)
+
+    def too_long(line):
+        return InputError(f"a line longer than {limit} bytes", source=name, line=line,
+                          expected=f"lines of at most metaeval.data.io.MAX_LINE_BYTES = {limit} bytes",
+                          fix="check that this is the right file; raise the limit with the environment "
+                              "variable METAEVAL_MAX_LINE_BYTES if the line is genuine")
+
+    try:
+        with open(path, "rb") as raw:
+            out["gzip"] = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            fh = gzip.GzipFile(fileobj=raw, mode="rb") if out["gzip"] else raw
+            while True:
+                chunk = fh.read(_CHUNK)
+                if not chunk:
+                    break
+                if chunk.find(b"\x00") >= 0:
+                    out["nul"] = True
+                    return out
+                out["bytes"] += len(chunk)
+                nl = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+                if not len(nl):
+                    cur += len(chunk)
+                    carry = (carry + chunk[:4096])[:4096]
+                    if cur > limit:
+                        raise too_long(out["lines"] + 1)
+                else:
+                    first = cur + int(nl[0])
+                    gaps = np.diff(nl) - 1
+                    top = max(first, int(gaps.max()) if len(gaps) else 0)
+                    if top > limit:
+                        at = 0 if first > limit else int(np.flatnonzero(gaps > limit)[0]) + 1
+                        raise too_long(out["lines"] + at + 1)
+                    out["longest"] = max(out["longest"], top)
+                    out["lines"] += len(nl)
+                    if blank:
+                        head = carry + chunk[:int(nl[0])]
+                        if first < 4096 and _BLANK_LINES.fullmatch(head):
+                            out["blank"] += 1
+                        if len(nl) > 1:
+                            body = chunk[int(nl[0]) + 1:int(nl[-1])]
+                            if body[:1] in (b" ", b"\t", b"\r") or any(  # a line that starts with white space
+                                    body.find(w) >= 0 for w in (b"\n ", b"\n\t", b"\n\r")):
+                                out["blank"] += len(_BLANK_LINES.findall(body))
+                            else:  # only empty lines can be blank
+                                out["blank"] += int(np.count_nonzero(gaps == 0))
+                    tail = chunk[int(nl[-1]) + 1:]
+                    cur, carry = len(tail), tail[:4096]
+                    if cur > limit:
+                        raise too_long(out["lines"] + 1)
+                if stop_at is not None and out["bytes"] >= stop_at:
+                    out["complete"] = False
+                    return out
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"corrupt gzip data ({exc})", source=name,
+                         fix="re-download or re-compress the file") from None
+    if cur:
+        out["lines"] += 1
+        out["longest"] = max(out["longest"], cur)
+        if blank and cur < 4096 and _BLANK_LINES.fullmatch(carry):
+            out["blank"] += 1
+    return out
 
 
 def _line_of_offset(data: bytes, offset: int) -> int:
@@ -213,6 +406,7 @@ def _fast_file(source, fields: tuple[str, ...], int_fields: tuple[str, ...] = ()
 
     if not isinstance(source, (str, os.PathLike)):
         return None
+    check_regular(source)
     try:
         with open(source, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -601,7 +795,7 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
         return df.reset_index(drop=True), "<DataFrame>", 1
     name = _name(source)
     fmt = _table_format(name, fmt)
-    data = _read_bytes(source)
+    data = _read_bytes(source, text=fmt != "parquet")
     if fmt == "parquet":
         try:
             df = pd.read_parquet(io.BytesIO(data))

@@ -46,6 +46,7 @@ from ..core.resample import (
     bootstrap,
 )
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.tables import as_counts
 
 __all__ = ["rogan_gladen", "rogan_gladen_counts", "DEFAULT_RG_CI_METHOD", "RG_COVERAGE"]
 
@@ -74,17 +75,11 @@ _METHODS = ("delta", *CI_METHODS)
 # --------------------------------------------------------------------------------------------
 
 def _table2(t, what: str = "table") -> np.ndarray:
-    a = np.asarray(t)
-    if not np.issubdtype(a.dtype, np.number):
-        raise InputError(f"{what} must hold counts (numbers)", source=f"<{what}>")
-    a = a.astype(float)
+    a = as_counts(t, name=what)
     if a.shape != (2, 2):
         raise InputError(f"{what} must be a 2×2 table of counts (rows: reference 0/1, columns: judge 0/1), "
                          f"got shape {a.shape}", source=f"<{what}>")
-    if (a < 0).any() or np.isnan(a).any() or not np.allclose(a, np.round(a)):
-        raise InputError(f"{what} must hold non-negative integer counts", source=f"<{what}>",
-                         text=str(a.tolist()))
-    return np.round(a).astype(np.int64)
+    return a
 
 
 def _binary(v, name: str) -> np.ndarray:

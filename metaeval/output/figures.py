@@ -416,7 +416,14 @@ def _label(stat: str) -> str:
     try:
         return registry.resolve(str(stat)).label
     except (ValueError, TypeError):
-        return STATISTIC_LABELS.get(stat, str(stat))
+        return STATISTIC_LABELS[stat] if stat in STATISTIC_LABELS else _t(stat)
+
+
+def _t(text) -> str:
+    """Text from the data (a name, an id, a label) for a figure: drawn as written, ``$`` included."""
+    from .escape import mpl_text
+
+    return mpl_text(text)
 
 
 def _unique(values) -> list:
@@ -528,15 +535,15 @@ def plot_confusion(data: ArrayLike | pd.DataFrame | Paired, *, normalize: str | 
                 r, g, b, _ = cmap(norm(val))
                 colour = "white" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 else "black"
             ax.text(j, i, txt, ha="center", va="center", color=colour, fontsize=7.5 if k <= 5 else 6)
-    ax.set_xticks(range(k), cl)
-    ax.set_yticks(range(k), rl)
+    ax.set_xticks(range(k), [_t(c) for c in cl])
+    ax.set_yticks(range(k), [_t(r) for r in rl])
     ax.grid(False)
     for s in ax.spines.values():
         s.set_visible(False)
     ax.tick_params(length=0)
     ref_name, cand_name = names if names else ("human", "judge")
-    ax.set_xlabel(xlabel if xlabel is not None else cand_name)
-    ax.set_ylabel(ylabel if ylabel is not None else ref_name)
+    ax.set_xlabel(xlabel if xlabel is not None else _t(cand_name))
+    ax.set_ylabel(ylabel if ylabel is not None else _t(ref_name))
     if title is not None:
         ax.set_title(title)
     if colorbar:
@@ -795,7 +802,7 @@ def plot_ranking_scatter(data: pd.DataFrame | pd.Series | ArrayLike | SystemScor
         ax.plot([lo, hi], [lo, hi], color="#777777", linestyle=":", linewidth=0.8, gid="identity")
     if label_points:
         for nm, a, b in zip(names, xv, yv):
-            ax.annotate(nm, (a, b), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color="#555555")
+            ax.annotate(_t(nm), (a, b), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color="#555555")
     vals = {"tau": tau, "rho": rho, "tau_ap": tau_ap}
     if correlations is not None:
         cf = _frame(correlations, "correlations")
@@ -938,11 +945,11 @@ def plot_forest(data: pd.DataFrame | ResultSet | Mapping, *, group: str | None =
             _intervals(ax, y, sub["ci_low"], sub["ci_high"], horizontal=True, color=c, gid=f"interval:{s}")
             ax.plot(sub["estimate"].to_numpy(dtype=float), y, marker=_MARKERS[i % len(_MARKERS)], color=c,
                     linestyle="none", label=labels.get(s) or _label(s), gid=f"estimate:{s}")
-        ax.set_yticks([base[g] for g in groups], [str(g) for g in groups])
+        ax.set_yticks([base[g] for g in groups], [_t(g) for g in groups])
         ax.set_ylim(-0.6, ng - 0.4)
         if ns > 1:
             _legend_above(ax, ns)
-        ax.set_ylabel(str(group))
+        ax.set_ylabel(_t(group))
     ax.grid(axis="y", visible=False)
     if reference is not None:
         ax.axvline(reference, color="#777777", linewidth=0.8, linestyle="--", gid="reference", zorder=0)
@@ -1159,13 +1166,13 @@ def plot_per_topic(data: pd.DataFrame | ResultSet, *, statistic: str | None = No
     _intervals(ax, y, df["ci_low"], df["ci_high"], horizontal=True, color="#8aa9c9", gid="interval", lw=0.9)
     ax.plot(est, y, marker="o", linestyle="none", color=c, markersize=3.5, gid="estimate")
     if n <= max_labels:
-        ax.set_yticks(y[order], [names[i] for i in order])
+        ax.set_yticks(y[order], [_t(names[i]) for i in order])
         ax.tick_params(axis="y", labelsize=6 if n > 25 else 7.5)
     else:
         ax.set_yticks([])
     ax.set_ylim(-0.7, n - 0.3)
     ax.grid(axis="y", visible=False)
-    ax.set_ylabel("/".join(cols))
+    ax.set_ylabel(_t("/".join(map(str, cols))))
     ax.set_xlabel(xlabel or _label(statistic))
     if n_undefined:
         ax.text(0.99, 0.01, f"{n_undefined} group(s) undefined (one class), not shown", transform=ax.transAxes,
@@ -1276,14 +1283,14 @@ def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] =
                         whiskerprops=dict(color=col, linewidth=0.8), capprops=dict(color=col, linewidth=0.8))
         for m, lvv in zip(bp["medians"], lvl_used):
             m.set_gid(f"median:{r}:{_fmt_level(lvv)}")
-        ax.plot([], [], color=col, linewidth=6, alpha=0.5, label=r)
-    ax.set_xticks(range(len(lv)), [_fmt_level(v) for v in lv])
+        ax.plot([], [], color=col, linewidth=6, alpha=0.5, label=_t(r))
+    ax.set_xticks(range(len(lv)), [_t(_fmt_level(v)) for v in lv])
     ax.set_xlim(-0.6, len(lv) - 0.4)
     if log:
         ax.set_yscale("log")
         _log_axis(ax.yaxis)
     ax.grid(axis="x", visible=False)
-    ax.set_xlabel(lab_name)
+    ax.set_xlabel(_t(lab_name))
     ax.set_ylabel(ylabel)
     ax.legend(loc="upper left")
     return ax
@@ -1421,7 +1428,7 @@ def plot_generator_means(data: pd.DataFrame, *, generator: str = "generator", ra
         col = _rater_color(r, i)
         _intervals(ax, x, sub["ci_low"], sub["ci_high"], horizontal=False, color=col, gid=f"interval:{r}")
         ax.plot(x, sub["estimate"].to_numpy(dtype=float), marker=_MARKERS[i % len(_MARKERS)], color=col,
-                linestyle="none", label=r, gid=f"estimate:{r}")
+                linestyle="none", label=_t(r), gid=f"estimate:{r}")
         means[r] = sub["estimate"].astype(float).to_dict()
     if annotate_difference and len(rs) == 2:
         top = np.nanmax(np.concatenate([summ["ci_high"].to_numpy(dtype=float), summ["estimate"].to_numpy(dtype=float)]))
@@ -1433,10 +1440,10 @@ def plot_generator_means(data: pd.DataFrame, *, generator: str = "generator", ra
                             textcoords="offset points", ha="center", va="bottom", fontsize=7,
                             gid=f"difference:{g}")
         ax.margins(y=0.18)
-    ax.set_xticks(range(len(gens)), gens)
+    ax.set_xticks(range(len(gens)), [_t(g) for g in gens])
     ax.set_xlim(-0.5, len(gens) - 0.5)
     ax.grid(axis="x", visible=False)
-    ax.set_xlabel(str(generator))
+    ax.set_xlabel(_t(generator))
     ax.set_ylabel(ylabel)
     ax.legend(loc="lower left")
     return ax
@@ -1513,8 +1520,8 @@ def plot_win_rates(data: pd.DataFrame | ResultSet, *, model: str = "model", tie_
         c = PALETTE[i % len(PALETTE)]
         _intervals(ax, y, sub["ci_low"], sub["ci_high"], horizontal=True, color=c, gid=f"interval:{r}")
         ax.plot(sub["estimate"].to_numpy(dtype=float), y, marker=_MARKERS[i % len(_MARKERS)], color=c,
-                linestyle="none", label=names.get(r, r), gid=f"estimate:{r}")
-    ax.set_yticks([base[m] for m in models], models)
+                linestyle="none", label=names[r] if r in names else _t(r), gid=f"estimate:{r}")
+    ax.set_yticks([base[m] for m in models], [_t(m) for m in models])
     ax.set_ylim(-0.6, len(models) - 0.4)
     ax.grid(axis="y", visible=False)
     if reference is not None:
@@ -1603,7 +1610,7 @@ def plot_relevant_counts(original: pd.DataFrame | pd.Series | Mapping, expanded:
             zorder=3)
     ax.plot(x, ev, marker="s", linestyle="none", color=OKABE_ITO["vermillion"], label=labels[1],
             markerfacecolor="white", gid="counts:expanded", zorder=3)
-    ax.set_xticks(x, list(tab.index), rotation=90)
+    ax.set_xticks(x, [_t(i) for i in tab.index], rotation=90)
     ax.tick_params(axis="x", labelsize=6 if n > 20 else 7.5)
     ax.set_xlim(-0.8, n - 0.2)
     if log:
@@ -1614,7 +1621,7 @@ def plot_relevant_counts(original: pd.DataFrame | pd.Series | Mapping, expanded:
             ax.text(0.99, 0.01, f"{zeros} zero count(s) not shown on the log axis", transform=ax.transAxes,
                     ha="right", va="bottom", fontsize=6.5, color="#555555", gid="zeros")
     ax.grid(axis="x", visible=False)
-    ax.set_xlabel(str(topic))
+    ax.set_xlabel(_t(topic))
     ax.set_ylabel("relevant documents")
     ax.text(0.01, 0.99, f"total: {int(ov.sum()):,} → {int(ev.sum()):,}", transform=ax.transAxes, ha="left",
             va="top", fontsize=7, gid="totals")
@@ -1696,7 +1703,7 @@ def plot_sensitivity(data: pd.DataFrame | ResultSet, *, scenario: str = "scenari
             txt = _stat_text("Δ", (d, lo, hi), digits)
             ax.text(1.02, y[i], txt, transform=trans, ha="left", va="center", fontsize=7,
                     gid=f"difference:{names[i]}")
-    ax.set_yticks(y, names)
+    ax.set_yticks(y, [_t(nm) for nm in names])
     ax.set_ylim(-0.6, n - 0.4)
     ax.grid(axis="y", visible=False)
     ax.set_xlabel(xlabel)

@@ -175,7 +175,9 @@ def plot_corrected_intervals(data: Mapping[str, ResultSet | pd.DataFrame] | pd.D
         ax.plot(t.loc[order].to_numpy(dtype=float), [base[s] for s in order], marker="|", markersize=7,
                 markeredgewidth=1.2, color="black", linestyle="none", label="target", gid="target")
     if n <= max_labels:
-        ax.set_yticks([base[s] for s in reversed(order)], list(reversed(order)))
+        from .escape import mpl_text
+
+        ax.set_yticks([base[s] for s in reversed(order)], [mpl_text(s) for s in reversed(order)])
         ax.tick_params(axis="y", labelsize=6 if n > 25 else 7.5)
     else:
         ax.set_yticks([])

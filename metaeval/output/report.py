@@ -15,13 +15,13 @@ demo study is ``metaeval/data_samples/demo_study.toml``.
 from __future__ import annotations
 
 import base64
-import html
 import json
 import os
 import platform
 import re
+import shutil
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
+from ..core.errors import InputError
+from . import escape as esc
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -123,32 +125,6 @@ def _fmt(v, digits=4) -> str:
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     return str(v)
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-                  # characters the labels and captions use that pdflatex's default fonts lack
-                  "κ": r"$\kappa$", "π": r"$\pi$", "α": r"$\alpha$", "τ": r"$\tau$", "ρ": r"$\rho$",
-                  "λ": r"$\lambda$", "μ": r"$\mu$", "σ": r"$\sigma$", "β": r"$\beta$", "Δ": r"$\Delta$",
-                  "χ": r"$\chi$", "θ": r"$\theta$", "–": "--", "—": "---", "−": "$-$", "×": r"$\times$",
-                  "≥": r"$\geq$", "≤": r"$\leq$", "±": r"$\pm$", "→": r"$\rightarrow$", "…": r"\ldots{}",
-                  "²": r"\textsuperscript{2}", "’": "'", "‘": "`", "“": "``", "”": "''", "·": r"$\cdot$"}
-
-
-def _tex(s: str) -> str:
-    import unicodedata
-
-    out = []
-    for ch in s:
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ord(ch) < 128:
-            out.append(ch)
-        else:  # accented letters lose the accent; anything else pdflatex cannot set becomes "?"
-            plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
-            out.append("".join(_LATEX_SPECIAL.get(c, c) for c in plain) or "?")
-    return "".join(out)
 
 
 #: The most columns a table has on the pages and in LaTeX (the CSV and results.json keep them all).
@@ -302,7 +278,7 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     caption : str, optional
         ``\\caption{...}`` (LaTeX special characters are escaped).
     label : str, optional
-        ``\\label{...}``.
+        ``\\label{...}``: letters, digits and ``- _ . :`` only (anything else is an InputError).
     digits : int
         Decimals of floats (NaN is left empty).
 
@@ -343,31 +319,34 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     align = "".join(spec(c) for c in df.columns)
     lines = [r"\begin{table}[t]", r"\centering"]
     if caption:
-        lines.append(rf"\caption{{{_tex(caption)}}}")
+        lines.append(rf"\caption{{{esc.latex(caption)}}}")
     if label:
+        if not re.fullmatch(r"[A-Za-z0-9_.:\-]{1,200}", str(label)):
+            raise InputError("a LaTeX label may hold letters, digits and - _ . : only", text=str(label),
+                             fix="pass a label such as 'tab:kappa'")
         lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(_tex(c) for c in cols) + r" \\", r"\midrule"]
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(esc.latex(c) for c in cols) + r" \\", r"\midrule"]
     for row in df.itertuples(index=False):
-        lines.append(" & ".join(_tex(_fmt(v, digits)) for v in row) + r" \\")
+        lines.append(" & ".join(esc.latex(_fmt(v, digits)) for v in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines)
 
 
 def _md_table(df: pd.DataFrame, digits: int = 4) -> str:
     cols = [str(c) for c in df.columns]
-    out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    out = ["| " + " | ".join(esc.markdown_cell(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in df.itertuples(index=False):
-        out.append("| " + " | ".join(_fmt(v, digits).replace("|", "\\|") for v in row) + " |")
+        out.append("| " + " | ".join(esc.markdown_cell(_fmt(v, digits)) for v in row) + " |")
     return "\n".join(out)
 
 
 def _html_table(df: pd.DataFrame, digits: int = 4) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    head = "".join(f"<th>{esc.html(c)}</th>" for c in df.columns)
     body = []
     for row in df.itertuples(index=False):
         cells = "".join(
-            f"<td class=\"num\">{html.escape(_fmt(v, digits))}</td>" if isinstance(v, (int, float, np.number))
-            and not isinstance(v, bool) else f"<td>{html.escape(_fmt(v, digits))}</td>" for v in row)
+            f"<td class=\"num\">{esc.html(_fmt(v, digits))}</td>" if isinstance(v, (int, float, np.number))
+            and not isinstance(v, bool) else f"<td>{esc.html(_fmt(v, digits))}</td>" for v in row)
         body.append(f"<tr>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -429,6 +408,63 @@ def _png_bytes(fig) -> bytes:
     return buf.getvalue()
 
 
+class _Figures(Mapping):
+    """A report's figures by name: in memory until released, then pickled to a private temporary
+    folder and read back when asked for, so a study's memory does not grow with its figures."""
+
+    def __init__(self):
+        self._live: dict[str, object] = {}
+        self._pickled: dict[str, Path] = {}
+        self._order: list[str] = []
+        self._dir: Path | None = None
+
+    def __getitem__(self, name):
+        if name in self._live:
+            return self._live[name]
+        if name in self._pickled:
+            import pickle
+
+            with open(self._pickled[name], "rb") as fh:
+                return pickle.load(fh)
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(list(self._order))
+
+    def __len__(self):
+        return len(self._order)
+
+    def __contains__(self, name):
+        return name in self._live or name in self._pickled
+
+    def add(self, name: str, fig) -> None:
+        self._live[name] = fig
+        self._order.append(name)
+
+    def release(self, name: str) -> None:
+        """Pickle the figure and drop it from memory (kept in memory if it cannot be pickled)."""
+        import pickle
+        import shutil
+        import tempfile
+        import weakref
+
+        fig = self._live.get(name)
+        if fig is None:
+            return
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="metaeval-figures-"))
+            weakref.finalize(self, shutil.rmtree, self._dir, True)
+        path = self._dir / f"{len(self._pickled)}.pickle"
+        try:
+            with open(path, "wb") as fh:
+                pickle.dump(fig, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:                          # pragma: no cover - an unpicklable artist: keep it
+            path.unlink(missing_ok=True)
+            return
+        self._pickled[name] = path
+        del self._live[name]
+
+
 class Report:
     """Collects sections, text, tables, figures and notes; renders them and writes the report folder.
 
@@ -452,8 +488,9 @@ class Report:
     ----------
     tables : dict of str to pandas.DataFrame
         Every table, by name (all columns; the pages may show fewer).
-    figures : dict of str to matplotlib.figure.Figure
-        Every figure, by name.
+    figures : mapping of str to matplotlib.figure.Figure
+        Every figure, by name. :func:`metaeval.run_study` writes each figure and releases it from
+        memory as its analysis finishes; asking for it reads it back.
     notes : pandas.DataFrame
         The notes, columns :data:`NOTE_FIELDS` (``analysis, category, message, times``).
 
@@ -480,8 +517,11 @@ class Report:
         self.title = title
         self.blocks: list[tuple] = []
         self.tables: dict[str, pd.DataFrame] = {}
-        self.figures: dict[str, object] = {}
+        self.figures = _Figures()
         self.meta = dict(meta or {})
+        self._stems: dict[str, set[str]] = {"table": set(), "figure": set()}
+        self._spool: Path | None = None            # a folder the figures are written to at once (run_study)
+        self._saved: dict[str, Path] = {}          # figure name -> the stem its files were written to
         self._notes: dict[tuple[str, str, str], int] = {}
         if intro:
             self.text(intro)
@@ -539,8 +579,8 @@ class Report:
         --------
         >>> r = Report("t")
         >>> r.code("Alignment: 7731 pairs")
-        >>> r.to_markdown().splitlines()[2:5]
-        ['```', 'Alignment: 7731 pairs', '```']
+        >>> r.to_markdown().splitlines()[2:]
+        ['    Alignment: 7731 pairs']
         """
         self.blocks.append(("code", text))
 
@@ -551,7 +591,9 @@ class Report:
         Parameters
         ----------
         name : str
-            File stem (``tables/<name>.csv``) and key in results.json; unique, not ``notes``.
+            File stem (``tables/<name>.csv``) and key in results.json: letters, digits, ``-``, ``_``,
+            ``.``, unique ignoring case, not ``notes`` (:func:`metaeval.output.escape.file_stem`;
+            anything else is an InputError).
         df : pandas.DataFrame
         caption : str, optional
         columns : sequence of str, optional
@@ -573,10 +615,9 @@ class Report:
         |---|---|
         | Cohen's κ | 0.6033 |
         """
-        if name in self.tables:
-            raise ValueError(f"duplicate table name {name!r}")
+        self._claim("table", name)
         if name in ("notes", "_meta"):
-            raise ValueError(f"the table name {name!r} is reserved (results.json uses it)")
+            raise InputError(f"the table name {name!r} is reserved (results.json uses it)", fix="rename the table")
         self.tables[name] = df.reset_index(drop=True)
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
@@ -586,7 +627,8 @@ class Report:
         Parameters
         ----------
         name : str
-            File stem (``figures/<name>.png`` ...); unique.
+            File stem (``figures/<name>.png`` ...): letters, digits, ``-``, ``_``, ``.``, unique ignoring
+            case (:func:`metaeval.output.escape.file_stem`; anything else is an InputError).
         fig : matplotlib.figure.Figure
         caption : str, optional
 
@@ -596,14 +638,44 @@ class Report:
         >>> fig, ax = figures.subplots()
         >>> _ = figures.plot_confusion([[85, 20], [20, 77]], ax=ax)
         >>> r = Report("t")
+        >>> r.figure("../x", fig)
+        Traceback (most recent call last):
+        ...
+        metaeval.core.errors.InputError: <input>: the figure name is not a safe file name: '../x'. Expected letters, digits, '-', '_' and '.' only, not starting with '.', 1 to 100 characters, unique ignoring case. Fix: rename it to e.g. 'x'
         >>> r.figure("confusion", fig, "Confusion matrix")
         >>> r.to_markdown().splitlines()[2]
         '![Confusion matrix](figures/confusion.png)'
         """
-        if name in self.figures:
-            raise ValueError(f"duplicate figure name {name!r}")
-        self.figures[name] = fig
+        self._claim("figure", name)
+        self.figures.add(name, fig)
         self.blocks.append(("figure", name, caption))
+
+    def _claim(self, kind: str, name: str) -> None:
+        """Check that ``name`` is a safe file stem not yet used (ignoring case) by a table or figure."""
+        esc.file_stem(name, what=f"the {kind} name")
+        if name.casefold() in self._stems[kind]:
+            raise InputError(f"duplicate {kind} name {name!r} (names are compared ignoring case)",
+                             fix=f"give every {kind} its own name")
+        self._stems[kind].add(name.casefold())
+
+    def _release_figures(self) -> None:
+        """Write every figure still in memory to the spool folder's ``figures/`` and release it."""
+        from ..output.figures import save
+
+        if self._spool is None:
+            return
+        for name in [n for n in self.figures if n in self.figures._live]:
+            stem = self._spool / "figures" / name
+            save(self.figures._live[name], stem)
+            self._saved[name] = stem
+            self.figures.release(name)
+
+    def _png(self, name: str) -> bytes:
+        """The PNG bytes of figure ``name``: the file written for it, else rendered."""
+        stem = self._saved.get(name)
+        if stem is not None and stem.with_name(stem.name + ".png").is_file():
+            return stem.with_name(stem.name + ".png").read_bytes()
+        return _png_bytes(self.figures[name])
 
     def note(self, analysis: str, category: str, message: str, *, times: int = 1) -> None:
         """Record a note for the Notes section: what happened in which analysis.
@@ -671,56 +743,59 @@ class Report:
         | data.trec | alignment | human: 3 of 7734 rows left out of the pairs as unmatched | 1 |
         <BLANKLINE>
         """
-        md = [f"# {self.title}", ""]
+        md = [f"# {esc.markdown(self.title)}", ""]
         if self._notes:
             md += [f"*{self._pointer().replace('under Notes', 'under [Notes](#notes)')}*", ""]
         for block in self.blocks:
             kind = block[0]
             if kind == "section":
-                md += [f"## {block[1]}", ""]
+                md += [f"## {esc.markdown(block[1])}", ""]
             elif kind == "text":
-                md += [block[1], ""]
+                md += [esc.markdown(block[1]), ""]
             elif kind == "code":
-                md += ["```", block[1], "```", ""]
+                # an indented code block: its text is shown as is by every renderer (python-markdown without
+                # extensions reads a line of a fenced block that starts with a tag as raw HTML)
+                md += [("    " + ln.replace("\t", "    ")).rstrip() for ln in str(block[1]).splitlines()] + [""]
             elif kind == "table":
                 _, name, caption, columns, digits = block
                 show, note = paper_table(self.tables[name], columns, digits=digits)
-                cap = f"{caption} (`tables/{name}.csv`)" if caption else f"`tables/{name}.csv`"
-                md += [f"*{cap}*" + (f" {note[0].upper()}{note[1:]}" if note else ""), "", _md_table(show, digits), ""]
+                cap = f"{esc.markdown(caption)} (`tables/{name}.csv`)" if caption else f"`tables/{name}.csv`"
+                md += [f"*{cap}*" + (f" {esc.markdown(note[0].upper() + note[1:])}" if note else ""), "",
+                       _md_table(show, digits), ""]
             elif kind == "figure":
                 _, name, caption = block
-                md += [f"![{caption or name}](figures/{name}.png)", ""]
+                md += [f"![{esc.markdown(caption or name)}](figures/{name}.png)", ""]
         if self._notes:
             md += ["## Notes", "", _NOTES_INTRO, "", _md_table(self.notes), ""]
         return "\n".join(md)
 
     def _html_body(self, pngs: dict[str, bytes]) -> str:
-        body = [f"<h1>{html.escape(self.title)}</h1>"]
+        body = [f"<h1>{esc.html(self.title)}</h1>"]
         if self._notes:
-            link = html.escape(self._pointer()).replace("under Notes", 'under <a href="#notes">Notes</a>')
+            link = esc.html(self._pointer()).replace("under Notes", 'under <a href="#notes">Notes</a>')
             body.append(f"<p class=\"caption\"><em>{link}</em></p>")
         for block in self.blocks:
             kind = block[0]
             if kind == "section":
-                body.append(f"<h2>{html.escape(block[1])}</h2>")
+                body.append(f"<h2>{esc.html(block[1])}</h2>")
             elif kind == "text":
-                body.append(f"<p>{html.escape(block[1])}</p>")
+                body.append(f"<p>{esc.html(block[1])}</p>")
             elif kind == "code":
-                body.append(f"<pre>{html.escape(block[1])}</pre>")
+                body.append(f"<pre>{esc.html(block[1])}</pre>")
             elif kind == "table":
                 _, name, caption, columns, digits = block
                 show, note = paper_table(self.tables[name], columns, digits=digits)
-                body.append(f"<p class=\"caption\">{html.escape(caption or name)} "
-                            f"(<code>tables/{html.escape(name)}.csv</code>, <code>.tex</code>)"
-                            + (f" {html.escape(note[0].upper() + note[1:])}" if note else "") + "</p>")
+                body.append(f"<p class=\"caption\">{esc.html(caption or name)} "
+                            f"(<code>tables/{esc.html(name)}.csv</code>, <code>.tex</code>)"
+                            + (f" {esc.html(note[0].upper() + note[1:])}" if note else "") + "</p>")
                 body.append(_html_table(show, digits))
             elif kind == "figure":
                 _, name, caption = block
                 b64 = base64.b64encode(pngs[name]).decode("ascii")
-                body.append(f"<figure><img alt=\"{html.escape(caption or name)}\" src=\"data:image/png;base64,{b64}\">"
-                            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+                body.append(f"<figure><img alt=\"{esc.html(caption or name)}\" src=\"data:image/png;base64,{b64}\">"
+                            f"<figcaption>{esc.html(caption)}</figcaption></figure>")
         if self._notes:
-            body += ["<h2 id=\"notes\">Notes</h2>", f"<p>{html.escape(_NOTES_INTRO)}</p>", _html_table(self.notes)]
+            body += ["<h2 id=\"notes\">Notes</h2>", f"<p>{esc.html(_NOTES_INTRO)}</p>", _html_table(self.notes)]
         return "\n".join(body)
 
     def _table_blocks(self):
@@ -757,7 +832,7 @@ class Report:
         """
         lines = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
                  r"\usepackage{booktabs}", r"\usepackage[margin=2cm]{geometry}", r"\usepackage{graphicx}",
-                 rf"\title{{{_tex(self.title)}}}", r"\date{}", r"\begin{document}", r"\maketitle", ""]
+                 rf"\title{{{esc.latex(self.title)}}}", r"\date{}", r"\begin{document}", r"\maketitle", ""]
         for i, (_, name, caption, columns, digits) in enumerate(self._table_blocks()):
             if tables is not None:
                 show, note = paper_table(self.tables[name], columns, digits=digits)
@@ -786,31 +861,41 @@ class Report:
         >>> page.startswith("<!DOCTYPE html>") and "<h1>Example</h1>" in page
         True
         """
-        return self._page({name: _png_bytes(fig) for name, fig in self.figures.items()})
+        return self._page({name: self._png(name) for name in self.figures})
 
     def _page(self, pngs: dict[str, bytes]) -> str:
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(self.title)}</title><style>{_CSS}</style><script>{_JS}</script></head>"
+                f"<title>{esc.html(self.title)}</title><style>{_CSS}</style><script>{_JS}</script></head>"
                 f"<body>\n{self._html_body(pngs)}\n</body></html>\n")
 
     def _repr_html_(self) -> str:
         """Jupyter: the HTML report's body, its style scoped to ``div.metaeval-report``."""
-        pngs = {name: _png_bytes(fig) for name, fig in self.figures.items()}
+        pngs = {name: self._png(name) for name in self.figures}
         return (f"<div class=\"metaeval-report\"><style>{_scoped_css('div.metaeval-report')}</style>\n"
                 f"{self._html_body(pngs)}\n</div>")
 
     def write(self, out: str | os.PathLike) -> Path:
-        """Write the report folder: report.md, report.html, results.json, tables/ and figures/.
+        """Write the report folder: report.md, report.html, report.tex, results.json, tables/ and figures/.
+
+        The folder is written as a transaction (:func:`metaeval.output.folder.output_folder`): into a
+        temporary folder beside ``out``, renamed to ``out`` when every file is complete (a previous
+        report there is replaced as a whole); a second run writing the same ``out`` at the same time
+        is refused, and an interrupted run leaves the previous report as it was.
 
         Parameters
         ----------
         out : str or Path
-            The folder (created if needed; files of the same names are replaced).
+            The folder (created with its parents). It must be new, or hold only a previous report.
 
         Returns
         -------
         Path
             ``out``.
+
+        Raises
+        ------
+        InputError
+            When ``out`` is an existing file or holds other files, or another run is writing it.
 
         Examples
         --------
@@ -821,19 +906,42 @@ class Report:
         >>> json.loads((out / "results.json").read_text())["notes"][0]["category"]
         'UndefinedStatisticWarning'
         """
+        from .folder import output_folder
+
+        with output_folder(out) as tmp:
+            self._write_files(tmp)
+        self._moved(tmp, Path(out))
+        return Path(out)
+
+    def _moved(self, tmp: Path, out: Path) -> None:
+        """The files written into ``tmp`` are now in ``out``."""
+        self._saved = {n: Path(out) / stem.relative_to(tmp) if stem.is_relative_to(tmp) else stem
+                       for n, stem in self._saved.items()}
+        if self._spool == tmp:
+            self._spool = None
+
+    def _write_files(self, out: Path) -> None:
+        """Write every file of the report into the (new, empty) folder ``out``."""
         from ..output.figures import save
 
-        out = Path(out)
         (out / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
             df.to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n")
         (out / "report.tex").write_text(self.to_latex(out / "tables"), encoding="utf-8")
         pngs = {}
-        if self.figures:
+        if len(self.figures):
             (out / "figures").mkdir(parents=True, exist_ok=True)
-            for name, fig in self.figures.items():
-                save(fig, out / "figures" / name)
-                pngs[name] = (out / "figures" / f"{name}.png").read_bytes()
+            for name in self.figures:
+                stem = out / "figures" / name
+                if self._saved.get(name) != stem:
+                    prev = self._saved.get(name)
+                    if prev is not None and all(prev.with_name(f"{name}.{e}").is_file() for e in ("pdf", "svg", "png")):
+                        for e in ("pdf", "svg", "png"):
+                            shutil.copyfile(prev.with_name(f"{name}.{e}"), stem.with_name(f"{name}.{e}"))
+                    else:
+                        save(self.figures[name], stem)
+                    self._saved[name] = stem
+                pngs[name] = stem.with_name(f"{name}.png").read_bytes()
         (out / "report.md").write_text(self.to_markdown(), encoding="utf-8")
         (out / "report.html").write_text(self._page(pngs), encoding="utf-8")
         results = {name: _jsonable(df) for name, df in self.tables.items()}
@@ -842,4 +950,3 @@ class Report:
                             "figures": sorted(self.figures)}
         (out / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True, allow_nan=True) + "\n",
                                           encoding="utf-8")
-        return out

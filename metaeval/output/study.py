@@ -72,7 +72,8 @@ import pandas as pd
 
 from ..core.errors import InputError
 from ..output.report import Report, progress
-from .study_schema import validate_study
+from .escape import mpl_text
+from .study_schema import study_scale, validate_study
 
 __all__ = ["load_study", "run_study"]
 
@@ -117,6 +118,19 @@ def load_study(path: str | os.PathLike) -> dict:
         raise InputError("study file not found", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML ({exc})", source=str(path), fix="check the study file's syntax") from None
+    except UnicodeDecodeError as exc:
+        line = (exc.object[:exc.start].count(b"\n") + 1) if isinstance(exc.object, bytes) else None
+        raise InputError(f"the study file is not valid UTF-8 (byte {exc.object[exc.start:exc.start + 1]!r} at "
+                         f"offset {exc.start})", source=str(path), line=line,
+                         fix="save the study file as UTF-8 (TOML files are UTF-8)") from None
+    except RecursionError:
+        raise InputError("the study file nests arrays or tables too deeply to read", source=str(path),
+                         fix="a study file needs at most a few levels of nesting") from None
+    except IsADirectoryError:
+        raise InputError("the study path is a folder, not a file", source=str(path),
+                         fix="name the study file (a .toml file)") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the study file ({exc.strerror or exc})", source=str(path)) from None
     study["_base"] = str(path.parent)
     study["_source"] = str(path)
     validate_study(study)
@@ -210,11 +224,9 @@ class _collect:
 
 
 def _scale(spec):
-    from ..core.scale import Scale
-
     if "scale" not in spec:
         return None
-    return Scale(tuple(spec["scale"]), kind=spec.get("scale_kind", "ordinal" if len(spec["scale"]) > 2 else "nominal"))
+    return study_scale(spec["scale"], spec.get("scale_kind"))
 
 
 def _load_data(spec: dict, ctx: _Context):
@@ -408,8 +420,8 @@ def _an_ranking(a, ctx, rep, key):
     fig, ax = fg.subplots(figsize=(5.2, 5))
     fg.plot_ranking_scatter(res.means, ax=ax, tau=est.get("kendall_b"), rho=est.get("spearman"),
                             tau_ap=est.get("tau_ap"))
-    ax.set_xlabel(f"{measure} under {paired.names[0]}")
-    ax.set_ylabel(f"{measure} under {paired.names[1]}")
+    ax.set_xlabel(mpl_text(f"{measure} under {paired.names[0]}"))
+    ax.set_ylabel(mpl_text(f"{measure} under {paired.names[1]}"))
     rep.figure(f"{key}_ranking_scatter", fig, "Mean score per run under the two label sets")
     return res
 
@@ -671,7 +683,7 @@ def _an_corrected_scores(a, ctx, rep, key):
     rep.table(f"{key}_design", pd.DataFrame([{**d, "labelled_topics": " ".join(d["labelled_topics"])}]),
               "The design: estimator, labelled topics, interval")
     target = None if full is None else full.means()
-    ax = fg.plot_corrected_intervals(res, target=target, xlabel=f"{measure} ({level:.0%} interval)")
+    ax = fg.plot_corrected_intervals(res, target=target, xlabel=mpl_text(f"{measure} ({level:.0%} interval)"))
     rep.figure(f"{key}_intervals", ax.figure, "Each run's interval per estimator"
                + ("; ticks: its mean over all topics under human qrels (known here)" if target is not None else ""))
     sizes = a.get("coverage")
@@ -845,7 +857,7 @@ def _an_leaderboard(a, ctx, rep, key):
         frames = [f.drop(columns="measure").rename(columns={"value": "score"}) for f in frames]
         item, model, names = "query_id", "system", ("judge qrels", "human qrels")
         what = f"the runs' {measure} per topic, topics resampled"
-        xlabel = f"mean {measure}"
+        xlabel = mpl_text(f"mean {measure}")
     else:
         paired = _dataset(ctx, a, key, "data", a["data"], _PAIRED_KINDS)
         model = a["model"]
@@ -915,7 +927,9 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
         A dict from :func:`load_study` (possibly edited: ``seed``, ``n_resamples``, ``analysis``),
         or the path of a study file.
     out : str or path-like
-        The output folder (created; files of the same names are replaced).
+        The output folder: new, or holding only a previous report, which is replaced as a whole when
+        the new one is complete (:func:`metaeval.output.folder.output_folder`: built in a temporary
+        folder beside it; a second run on the same folder at the same time is refused).
     base : str or path-like, optional
         The folder the study's paths are relative to (default: the study file's folder).
 
@@ -927,7 +941,9 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     Raises
     ------
     InputError
-        For an unknown analysis type or data kind, a missing data set, or bad input data. Inside an
+        When ``out`` is an existing file or a folder holding other files, or another run is writing
+        it (checked before any analysis runs). For an unknown analysis type or data kind, a missing
+        data set, or bad input data. Inside an
         analysis (a key it needs and lacks, a data set of the wrong kind, a value the library
         refuses, a bad data file) the message starts with the study file and the analysis's
         ``name`` and ``type``; the original error is its ``__cause__``.
@@ -947,7 +963,10 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     """
     import matplotlib
 
+    from .folder import check_out, output_folder
+
     matplotlib.use("Agg")
+    check_out(out)                               # an --out that cannot be written: say so before any analysis
     if not isinstance(study, dict):
         study = load_study(study)
     validate_study(study, unknown="warn")       # (a study file: load_study has refused unknown keys)
@@ -959,14 +978,18 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     analyses = study.get("analysis", [])
     if not analyses:
         raise InputError("the study has no [[analysis]] entries", source=study.get("_source", "<study>"))
-    for i, a in enumerate(progress(analyses, desc="analyses"), start=1):
-        kind = a.get("type")
-        if kind not in _HANDLERS:
-            raise InputError(f"unknown analysis type {kind!r}", source=study.get("_source", "<study>"),
-                             expected=", ".join(_HANDLERS))
-        key = a.get("name", f"{i:02d}_{kind}")
-        rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
-        with _collect(ctx, key), _named_errors(ctx, key, kind):
-            _HANDLERS[kind](_Entry(a, study.get("_source", "<study>"), key), ctx, rep, key)
-    rep.write(out)
+    with output_folder(out) as tmp:
+        rep._spool = tmp                         # each figure is written and released as its analysis finishes
+        for i, a in enumerate(progress(analyses, desc="analyses"), start=1):
+            kind = a.get("type")
+            if kind not in _HANDLERS:
+                raise InputError(f"unknown analysis type {kind!r}", source=study.get("_source", "<study>"),
+                                 expected=", ".join(_HANDLERS))
+            key = a.get("name", f"{i:02d}_{kind}")
+            rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
+            with _collect(ctx, key), _named_errors(ctx, key, kind):
+                _HANDLERS[kind](_Entry(a, study.get("_source", "<study>"), key), ctx, rep, key)
+            rep._release_figures()
+        rep._write_files(tmp)
+    rep._moved(tmp, Path(out))
     return rep

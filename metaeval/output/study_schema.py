@@ -14,12 +14,15 @@ analysis type besides those of every analysis). A key ``a.b`` is the key ``b`` o
 from __future__ import annotations
 
 import difflib
+import math
 import warnings
 from typing import NamedTuple
 
 from ..core.errors import InputError, MetaevalWarning
+from ..core.resample import check_n_resamples, check_seed
+from .escape import STEM_RULE, file_stem, unique_stems
 
-__all__ = ["SCHEMA", "Key", "DATA_KINDS", "ANALYSIS_TYPES", "validate_study", "schema_table"]
+__all__ = ["SCHEMA", "Key", "DATA_KINDS", "ANALYSIS_TYPES", "validate_study", "schema_table", "study_scale"]
 
 STR, INT, NUM, BOOL, LIST, TABLE, ANY = "string", "integer", "number", "boolean", "list", "table", "any"
 
@@ -57,7 +60,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         'type': _K(STR, '— (required)',
                 '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget` or `leaderboard`'),
         'name': _K(STR, '`NN_TYPE` (`NN` its position: `01`, `02` ...)',
-                'the prefix of its tables and figures, and where its notes are filed'),
+                'the prefix of its tables and figures, and where its notes are filed: letters, digits, `-`, `_` '
+                'and `.`, not starting with `.`, at most 100 characters, unique ignoring case'),
         'title': _K(STR, '`"TYPE: DATA"`',
                 'the section heading'),
         'text': _K(STR, 'none',
@@ -481,6 +485,71 @@ def _check_keys(entry: dict, keys: dict[str, Key], where: str, source: str, unkn
             _check_keys(value, keys, where, source, unknown, prefix=name + ".")
 
 
+def study_scale(levels, kind: str | None = None, *, where: str = "scale", source: str | None = None):
+    """The :class:`~metaeval.core.scale.Scale` a data set's ``scale`` and ``scale_kind`` declare.
+
+    The levels must be at least two distinct finite numbers, or at least two distinct strings;
+    without ``scale_kind`` (``kind=None``) a scale of more than two levels is ordinal (its levels
+    increasing), else nominal.
+
+    Parameters
+    ----------
+    levels : list
+        The ``scale`` of a ``[data.NAME]`` table.
+    kind : str, optional
+        Its ``scale_kind``.
+    where : str
+        The data set, for the message.
+    source : str, optional
+        The study file, for the message.
+
+    Returns
+    -------
+    Scale
+
+    Raises
+    ------
+    InputError
+        For an empty scale, one level, a nested list, a NaN or infinite level, repeated levels,
+        numbers mixed with strings, or levels out of order on an ordered scale.
+
+    Examples
+    --------
+    >>> study_scale([0, 1, 2, 3]).kind
+    'ordinal'
+    >>> study_scale([1], where="[data.trec]", source="study.toml")
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: study.toml: [data.trec]: scale must list at least two distinct levels: '[1]'. Fix: e.g. scale = [0, 1, 2, 3]
+    """
+    from ..core.scale import Scale
+
+    fix = "e.g. scale = [0, 1, 2, 3]"
+
+    def fail(problem):
+        return InputError(f"{where}: scale {problem}", source=source, text=repr(levels), fix=fix)
+
+    if not isinstance(levels, list):
+        raise fail("must be a list of levels")
+    numbers = [v for v in levels if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    texts = [v for v in levels if isinstance(v, str)]
+    if len(numbers) + len(texts) != len(levels):
+        raise fail("levels must be numbers or strings (not lists, tables or booleans)")
+    if numbers and texts:
+        raise fail("levels must be all numbers or all strings")
+    if any(not math.isfinite(v) for v in numbers):
+        raise fail("levels must be finite numbers (no nan or inf)")
+    if len(set(levels)) < 2:
+        raise fail("must list at least two distinct levels")
+    if len(set(levels)) != len(levels):
+        raise fail("levels must be distinct")
+    kind = kind if kind is not None else ("ordinal" if len(levels) > 2 else "nominal")
+    try:
+        return Scale(tuple(levels), kind=kind)
+    except (ValueError, TypeError) as exc:
+        raise fail(str(exc).split(", got")[0]) from None
+
+
 def validate_study(study: dict, *, unknown: str = "error") -> None:
     """Check a study against :data:`SCHEMA`; raise an InputError naming the file, section, key and fix.
 
@@ -504,8 +573,12 @@ def validate_study(study: dict, *, unknown: str = "error") -> None:
     InputError
         For an unknown key (with the nearest valid key: ``did you mean `cluster`?``), an unknown
         data kind or analysis type, a missing ``kind`` or ``type``, or a value of the wrong type or
-        outside the allowed values. An analysis is named as ``analysis 'NAME' (type = 'TYPE') at
-        [[analysis]] #N``; a data set as ``[data.NAME]``.
+        outside the allowed values; a ``seed`` or ``n_resamples`` out of range
+        (:func:`~metaeval.core.resample.check_seed`, :func:`~metaeval.core.resample.check_n_resamples`);
+        a ``scale`` that is not at least two distinct finite levels (:func:`study_scale`); an analysis
+        ``name`` that is not a safe file stem (:func:`metaeval.output.escape.file_stem`: letters, digits,
+        ``-``, ``_``, ``.``) or that repeats another's, ignoring case. An analysis is named as
+        ``analysis 'NAME' (type = 'TYPE') at [[analysis]] #N``; a data set as ``[data.NAME]``.
 
     References
     ----------
@@ -527,6 +600,10 @@ def validate_study(study: dict, *, unknown: str = "error") -> None:
     if unknown not in ("error", "warn"):
         raise InputError("unknown must be 'error' or 'warn'", text=repr(unknown))
     _check_keys(study, SCHEMA["study"], "the study's top level", source, unknown)
+    if "seed" in study:
+        check_seed(study["seed"], where="the study's top level: seed", source=source)
+    if "n_resamples" in study:
+        check_n_resamples(study["n_resamples"], where="the study's top level: n_resamples", source=source)
     for name, spec in (study.get("data") or {}).items():
         where = f"[data.{name}]"
         if not isinstance(spec, dict):
@@ -539,11 +616,16 @@ def validate_study(study: dict, *, unknown: str = "error") -> None:
             raise InputError(f"{where}: unknown data kind {kind!r}", source=source,
                              expected="kind = " + ", ".join(DATA_KINDS), fix=_suggest(kind, DATA_KINDS))
         _check_keys(spec, SCHEMA[f"data:{kind}"], where, source, unknown)
+        if "scale" in spec:
+            study_scale(spec["scale"], spec.get("scale_kind"), where=where, source=source)
+    keys = []
     for i, a in enumerate(study.get("analysis") or [], start=1):
         if not isinstance(a, dict):
             raise InputError(f"[[analysis]] #{i} must be a table", source=source, text=repr(a))
         kind = a.get("type")
-        where = f"analysis {a.get('name', f'{i:02d}_{kind}')!r} (type = {kind!r}) at [[analysis]] #{i}"
+        name = a.get("name", f"{i:02d}_{kind}")
+        shown = repr(name) if len(repr(name)) <= 42 else repr(name)[:38] + "...'"
+        where = f"analysis {shown} (type = {kind!r}) at [[analysis]] #{i}"
         if kind is None:
             raise InputError(f"{where}: the key 'type' is missing", source=source,
                              fix="add type = one of " + ", ".join(map(repr, ANALYSIS_TYPES)))
@@ -551,6 +633,10 @@ def validate_study(study: dict, *, unknown: str = "error") -> None:
             raise InputError(f"{where}: unknown analysis type {kind!r}", source=source,
                              expected="type = " + ", ".join(ANALYSIS_TYPES), fix=_suggest(kind, ANALYSIS_TYPES))
         _check_keys(a, {**SCHEMA["analysis"], **SCHEMA[f"analysis:{kind}"]}, where, source, unknown)
+        file_stem(name, what=f"{where}: name (the stem of its table and figure files)", source=source,
+                  fix=f"rename it following the rule ({STEM_RULE})" if not isinstance(name, str) else None)
+        keys.append(name)
+    unique_stems(keys, what="the analysis names", source=source)
 
 
 def schema_table(section: str) -> str:

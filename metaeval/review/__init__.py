@@ -1,5 +1,6 @@
 """Reviewer mode: check a paper's claims from the numbers it reports (issue #21)."""
 
 from .claims import check_claims
+from .text import review_text
 
-__all__ = ["check_claims"]
+__all__ = ["check_claims", "review_text"]

@@ -28,8 +28,10 @@ kappa                  value, table [weights, ci, percent_agreement, above]; or 
                        [percent_agreement]; or value, n (binary: every 2×2 table). "Could have
                        concluded": [prevalence, half_width, judge_positives + judge_total]
 fleiss_kappa           value, value_counts (items × categories) [ci, above]
-accuracy               value, n [ci, ci_method = "wilson" | "exact", above]; also ``precision``,
-                       ``recall`` (n = the denominator: predicted / reference positives)
+accuracy               value, n [count, ci, ci_method = "wilson" | "exact", above]; also ``precision``,
+                       ``recall`` (n = the denominator: predicted / reference positives) and
+                       ``proportion`` (any share of n items). Without n: ``not supported``, with
+                       the smallest n that could give the value
 f1                     value, table (2×2, positive last); or value, precision, recall
 correlation            method (pearson, spearman, kendall), value, n [p, above]
 rank_correlation       value, systems [p, compare_to, ties]
@@ -39,6 +41,15 @@ judge_vs_human         judge_kappa, judge_n, human_kappa, human_n [prevalence, m
 =====================  ==========================================================================
 
 Every kind also takes ``sentence`` (the claim as the paper words it; kept in the output).
+
+Reproduce from released files: ``kappa`` and ``accuracy`` take ``files = { reference = "…",
+candidate = "…" }`` (judgment files paired with :func:`metaeval.align`; options ``binarize``,
+``unjudged``, ``out_of_scale``, ``duplicates``, ``on``, ``label``), ``correlation`` and
+``rank_correlation`` take ``files = { scores = "…" }`` with ``columns = ["x", "y"]`` (one row per item or
+per system). Paths are relative to the claims file. The number is recomputed with the package and
+compared with the reported one at its printed rounding: the ``reproduced`` column says ``reproduced``
+or ``differs by …`` (then the verdict is ``inconsistent``), and the recomputed table, n or number of
+systems feeds the rest of the check.
 
 References
 ----------
@@ -83,7 +94,8 @@ __all__ = ["check_claims", "load_claims", "parse_p", "to_records", "KINDS", "COL
 
 #: The columns of :func:`check_claims`' frame, in order.
 COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "ci_low", "ci_high",
-           "confidence_level", "p_reported", "p_recomputed", "verdict", "reason", "could_conclude", "details")
+           "confidence_level", "p_reported", "p_recomputed", "verdict", "reason", "could_conclude", "reproduced",
+           "details")
 
 VERDICTS = ("consistent", "inconsistent", "not supported")
 
@@ -262,7 +274,7 @@ def _row(c: _Claim, *, statistic, reported, recomputed=float("nan"), ci=(float("
     return {"claim": c.index, "kind": c.kind, "sentence": c.get("sentence", ""), "statistic": statistic,
             "reported": reported, "recomputed": float(recomputed), "ci_low": float(ci[0]), "ci_high": float(ci[1]),
             "confidence_level": confidence_level, "p_reported": _fmt_p(p_reported), "p_recomputed": float(p_recomputed),
-            "verdict": verdict, "reason": reason, "could_conclude": could, "details": details or {}}
+            "verdict": verdict, "reason": reason, "could_conclude": could, "reproduced": "", "details": details or {}}
 
 
 def _threshold(c: _Claim, ci, what: str) -> tuple[str | None, str]:
@@ -365,7 +377,7 @@ def _kappa(c: _Claim, opts):
         T = c.table()
         e, cands = _kappa_estimates(T, weights, cl)
         ok = _matches(e.estimate, lo, hi)
-        reason = (f"κ recomputed from the reported table is {e.estimate:.4f}"
+        reason = (f"κ recomputed from the table is {e.estimate:.4f}"
                   + ("" if ok else f", which does not round to {c.get('value')}"))
         if pa is not None:
             po = float(np.trace(T) / T.sum())
@@ -457,6 +469,15 @@ def _fleiss(c: _Claim, opts):
 def _proportion(c: _Claim, opts, statistic):
     cl = opts["confidence_level"]
     val, lo, hi, d = c.interval("value")
+    if not c.has("n"):
+        # the paper gives no n: nothing can be checked; say which n could give the number at all
+        ns = [m for m in range(1, 10_001) if grim(c.get("value"), m, decimals=d).feasible][:5]
+        hint = (f"the smallest n at which a count prints as {c.get('value')} are {', '.join(map(str, ns))}"
+                if ns else f"no n up to 10,000 gives {c.get('value')}")
+        return _row(c, statistic=statistic, reported=val, confidence_level=cl, verdict="not supported",
+                    reason=(f"the number of items is not reported: no interval and no GRIM check can be made, and "
+                            f"nothing follows from the number alone ({hint}); assumes nothing"),
+                    details={"possible_n": ns, "decimals": d})
     n = c.count("n")
     if n < 1:
         raise c.err("n must be at least 1")
@@ -465,12 +486,19 @@ def _proportion(c: _Claim, opts, statistic):
         raise c.err(f"ci_method must be 'wilson' or 'exact', got {method!r}")
     g = grim(c.get("value"), n, decimals=d)
     k = min(g.totals, key=lambda t: abs(t / n - val)) if g.feasible else round(g.nearest[0] * n)
+    if c.has("count"):                       # the count itself (e.g. recomputed from released files)
+        k = c.count("count")
+        if k > n:
+            raise c.err(f"count = {k} exceeds n = {n}")
+        g = type(g)(g.value, g.n, g.decimals, _matches(k / n, lo, hi), (k,) if _matches(k / n, lo, hi) else (), (k / n,))
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=cl, method=method)
     ci = (float(ci.low), float(ci.high))
-    den = {"accuracy": "items", "precision": "items the judge called positive",
+    den = {"accuracy": "items", "proportion": "items", "precision": "items the judge called positive",
            "recall": "reference-positive items"}[statistic]
     if g.feasible:
         reason = f"{k}/{n} = {k / n:.4f} prints as {c.get('value')}"
+    elif c.has("count"):
+        reason = f"{k}/{n} = {k / n:.4f} does not print as {c.get('value')}"
     else:
         reason = (f"no count out of n = {n} prints as {c.get('value')} with {d} decimals (GRIM); the nearest "
                   f"possible values are {', '.join(f'{v:.{d + 1}f}' for v in g.nearest)}")
@@ -789,11 +817,118 @@ def _judge_vs_human(c: _Claim, opts):
                 details={"se_judge": sj, "se_human": sh, "se_difference": bounds})
 
 
+# --------------------------------------------------------------------------------------------
+# reproduce from released files
+# --------------------------------------------------------------------------------------------
+
+#: kind → what ``files = {…}`` may name for a reproduction.
+REPRODUCIBLE = {
+    "kappa": "reference and candidate judgments (qrels or tables): metaeval.align, then Cohen's κ",
+    "accuracy": "reference and candidate judgments: metaeval.align, then the share of equal labels",
+    "correlation": "scores: a table with one row per item and the columns named by columns = [x, y]",
+    "rank_correlation": "scores: a table with one row per system and the columns named by columns = [x, y]",
+}
+
+
+def _path(c: _Claim, base: Path, name: str) -> Path:
+    files = c.get("files")
+    if name not in files:
+        raise c.err(f"files has no {name!r}", expected=f"files = {{ {name} = \"path\" … }}",
+                    fix=f"name the released {name} file (a path relative to the claims file)")
+    p = Path(str(files[name]))
+    p = p if p.is_absolute() else base / p
+    if not p.exists():
+        raise c.err(f"the released file {files[name]!r} does not exist (looked for {p})",
+                    fix="give the path relative to the claims file, or an absolute path")
+    return p
+
+
+def _scores(c: _Claim, base: Path) -> tuple[np.ndarray, np.ndarray, Path]:
+    from ..data.io import _read_table
+
+    p = _path(c, base, "scores")
+    cols = c.get("columns")
+    if not (isinstance(cols, (list, tuple)) and len(cols) == 2):
+        raise c.err("columns must name the two score columns of the scores file", text=repr(cols),
+                    fix='write columns = ["judge", "human"]')
+    try:
+        df = _read_table(p)[0]
+    except InputError as exc:
+        raise c.err(f"the scores file cannot be read: {exc.problem}", fix=exc.fix, text=exc.text) from None
+    missing = [x for x in cols if x not in df.columns]
+    if missing:
+        raise c.err(f"the scores file has no column {missing[0]!r}", text=", ".join(map(str, df.columns)),
+                    fix="name two of the file's columns in columns = [...]")
+    xy = df[list(cols)].apply(pd.to_numeric, errors="coerce")
+    bad = xy.isna().any(axis=1)
+    if bad.any():
+        raise c.err(f"the scores file has {int(bad.sum())} row(s) without a number in {cols}",
+                    fix="remove or fill the rows without scores", text=str(p))
+    return xy.iloc[:, 0].to_numpy(float), xy.iloc[:, 1].to_numpy(float), p
+
+
+def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
+    """Recompute the claim's number from the released files: (fields to fill in, value, how)."""
+    if c.kind not in REPRODUCIBLE:
+        raise c.err(f"kind {c.kind!r} cannot be recomputed from files",
+                    expected="files= with kind " + ", ".join(REPRODUCIBLE))
+    if not isinstance(c.get("files"), Mapping):
+        raise c.err("files must be a table of paths", text=repr(c.get("files")),
+                    fix='write files = { reference = "human.qrels", candidate = "judge.qrels" }')
+    if c.kind in ("kappa", "accuracy"):
+        from ..agreement.coefficients import cohen_kappa
+        from ..data.alignment import align
+
+        ref, cand = _path(c, base, "reference"), _path(c, base, "candidate")
+        opts = {k: c.get(k) for k in ("on", "label", "unjudged", "out_of_scale", "duplicates") if c.has(k)}
+        if "on" in opts and isinstance(opts["on"], list):
+            opts["on"] = tuple(opts["on"])
+        try:
+            paired = align(ref, cand, **opts)
+            if c.has("binarize"):
+                paired = paired.binarize(c.number("binarize"))
+            T = np.asarray(paired.table())
+        except InputError as exc:
+            raise c.err(f"the released files cannot be paired: {exc.problem}", fix=exc.fix, text=exc.text) from None
+        how = (f"metaeval.align({ref.name}, {cand.name}"
+               + "".join(f", {k}={v!r}" for k, v in opts.items()) + ")"
+               + (f".binarize({c.get('binarize')})" if c.has("binarize") else "") + f": {int(T.sum())} pairs")
+        if c.kind == "kappa":
+            value = float(cohen_kappa(table=T, weights=c.get("weights"), ci_method=None).estimate)
+        else:
+            value = float(np.trace(T) / T.sum())
+        fill = {"table": T.tolist()} if c.kind == "kappa" else {"n": int(T.sum()), "count": int(np.trace(T))}
+        return fill, value, how
+    x, y, p = _scores(c, base)
+    if c.kind == "correlation":
+        method = c.get("method", "pearson")
+        fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}.get(method)
+        if fn is None:
+            raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
+        value = float(fn(x, y)[0])
+        return {"n": len(x)}, value, f"scipy.stats {method} over the {len(x)} rows of {p.name}"
+    from ..systems.ranking import kendall_tau
+
+    variant = "b" if c.get("ties", False) else "a"
+    value = float(kendall_tau(x, y, variant=variant))
+    return {"systems": len(x)}, value, f"metaeval.kendall_tau (τ_{variant}) over the {len(x)} systems of {p.name}"
+
+
+def _reproduced_text(c: _Claim, value: float) -> tuple[bool, str]:
+    """Whether the recomputed value prints as the reported one; ``reproduced`` or ``differs by …``."""
+    key = "value"
+    _, lo, hi, d = c.interval(key)
+    if _matches(value, lo, hi):
+        return True, "reproduced"
+    return False, f"differs by {value - _number(c.get(key), key):+.{max(d, 2) + 1}f} (recomputed {value:.{max(d, 2) + 2}f})"
+
+
 #: kind → handler(claim, options) returning one row.
 KINDS = {
     "kappa": _kappa,
     "fleiss_kappa": _fleiss,
     "accuracy": lambda c, o: _proportion(c, o, "accuracy"),
+    "proportion": lambda c, o: _proportion(c, o, "proportion"),
     "precision": lambda c, o: _proportion(c, o, "precision"),
     "recall": lambda c, o: _proportion(c, o, "recall"),
     "f1": _f1,
@@ -810,7 +945,7 @@ KINDS = {
 # --------------------------------------------------------------------------------------------
 
 def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05, n_resamples: int = 2000,
-                 rng: int = 0) -> pd.DataFrame:
+                 rng: int = 0, base_dir=None) -> pd.DataFrame:
     """Check judge-validation claims from the numbers a paper reports: one row per claim.
 
     Parameters
@@ -827,6 +962,9 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
         prevalence).
     rng : int
         Seed of those bootstraps (the same claims and seed give the same numbers).
+    base_dir : str or path, optional
+        Where the paths of ``files = {…}`` start (default: the claims file's folder, or the working
+        directory for a list of dicts).
 
     Returns
     -------
@@ -835,7 +973,9 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
         ``reported``, ``recomputed``, ``ci_low``, ``ci_high``, ``confidence_level``, ``p_reported``,
         ``p_recomputed``, ``verdict`` (``consistent``, ``inconsistent``, ``not supported``),
         ``reason`` (what was found and the assumption it rests on), ``could_conclude`` (κ at the
-        deployment prevalence, labels needed, judge-corrected prevalence) and ``details`` (a dict).
+        deployment prevalence, labels needed, judge-corrected prevalence), ``reproduced`` (for a
+        claim naming released files: ``reproduced`` when the number recomputed from them prints
+        as the reported one, else ``differs by …``; empty otherwise) and ``details`` (a dict).
         :func:`to_records` turns it into JSON-able records.
 
     Raises
@@ -867,8 +1007,10 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     if not 0 < confidence_level < 1:
         raise InputError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
     source = "<claims>"
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
     if isinstance(claims, (str, Path)):
         source = str(claims)
+        base = Path(base_dir) if base_dir is not None else Path(claims).resolve().parent
         claims = load_claims(claims)
     elif isinstance(claims, Mapping):
         claims = [claims]
@@ -883,7 +1025,22 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
         if c.kind not in KINDS:
             raise c.err(f"unknown kind {c.kind!r}", expected="one of " + ", ".join(KINDS),
                         fix='set kind = "kappa" (or another kind listed)')
-        rows.append(KINDS[c.kind](c, opts))
+        if not c.has("files"):
+            rows.append(KINDS[c.kind](c, opts))
+            continue
+        fill, value, how = _reproduce(c, base)
+        if not c.has("value"):
+            raise c.err("a claim with files= needs the reported value= to compare with")
+        ok, text = _reproduced_text(c, value)
+        c2 = _Claim({**fill, **{k: v for k, v in d.items() if k != "files"}}, i, source)
+        row = KINDS[c.kind](c2, opts)
+        row["reproduced"] = text
+        row["details"] = {**row["details"], "reproduced_value": value, "reproduced_from": how}
+        row["reason"] = (f"recomputed from the released files ({how}): {value:.4f}"
+                         + (", which prints as the reported value" if ok else "") + "; " + row["reason"])
+        if not ok:
+            row["verdict"] = "inconsistent"
+        rows.append(row)
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

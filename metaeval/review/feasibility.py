@@ -23,9 +23,13 @@ For fixed (A, a) the chance agreement falls as v² grows and κ rises with it (d
 (p_o − 1)/(1 − p_e)² ≤ 0), so the κ interval becomes an interval of |v| = |b − c| and the question
 "is there an integer v ≡ D (mod 2) with |v| ≤ D in it?" is answered in closed form. The search is
 therefore over (A, a) pairs only, vectorised with numpy: with p_o reported, A takes the few values
-that round to it and a runs over 0..A (a few ×10⁴ pairs at n = 10,000); with κ alone, every A (and
-a ≤ A/2, since exchanging the two categories keeps κ and p_o) is visited in blocks until a table is
-found. With the margins given, p_e is fixed, the one free cell ``a`` is enumerated (2×2), and for
+that round to it and a runs over 0..A (a few ×10⁴ pairs at n = 10,000). With κ alone, write
+s = d − a; then 2n²·p_e = n² + s² − v² and κ = (n(A − D) + W)/(n² + W) with W = v² − s², rising in W:
+each A has a window of W for a κ within the best distance found so far, an A whose window holds no
+possible W (odd for odd n, a multiple of 4 for even n) is skipped, and for the rest only the s with
+some v ∈ [0, D] in the window are visited, each with the two v nearest √(W(κ) + s²) (see
+:func:`_kappa_only`).
+With the margins given, p_e is fixed, the one free cell ``a`` is enumerated (2×2), and for
 K > 2 or a weighted κ a small integer program (:func:`scipy.optimize.milp`) finds a table with the
 given margins whose weighted agreement and diagonal lie in the intervals, or the nearest one.
 
@@ -541,29 +545,99 @@ def _two_by_two_n(n, kint, pint, kval, pval):
             if best is None or cand[3] < best[3]:
                 best = cand
         return KappaFeasibility(False, kval, pval, n, best[0], best[1], best[2], 0, search)
-    # κ alone: visit every A, and a ≤ A/2 (exchanging the categories keeps κ and p_o), in blocks
-    if not (kint[0] <= 1 + EPS and kint[1] >= -1 - EPS):
-        best = _nearest_in_block(n, np.array([n]), np.array([n // 2]), kint, None, kval, None)
-        return KappaFeasibility(False, kval, None, n, best[0], best[1], best[2], 0, search)
-    order = np.argsort(np.abs(np.arange(n + 1) / n - (1 + max(min(kval, 1.0), -1.0)) / 2), kind="stable")
-    best = None
-    start, block = 0, 4 * n + 64
-    cum = np.concatenate([[0], np.cumsum(order // 2 + 1)])
-    while start <= n:
-        stop = max(start + 1, int(np.searchsorted(cum, cum[start] + block, side="right")) - 1)
-        block = min(2 * block, _BLOCK)     # small first blocks: a match is usually near p_o = (1 + κ)/2
-        As = order[start:stop]
-        start = stop
-        sizes = As // 2 + 1
-        A = np.repeat(As, sizes)
-        a = np.arange(len(A)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        # the κ nearest the reported one for each (A, a) (κ rises with |v|): feasible iff it prints right
-        cand = _nearest_in_block(n, A, a, kint, None, kval, None)
-        if _in(cand[1], kint[0], kint[1]):
-            return KappaFeasibility(True, kval, None, n, cand[0], cand[1], cand[2], None, search)
-        if best is None or cand[3] < best[3]:
-            best = cand
-    return KappaFeasibility(False, kval, None, n, best[0], best[1], best[2], 0, search)
+    # κ alone: the W = v² − s² search (exact, pruned by the best distance so far)
+    T, k, po = _kappa_only(n, kint, kval)
+    return KappaFeasibility(bool(_in(k, kint[0], kint[1])), kval, None, n, T, k, po, None if _in(k, kint[0], kint[1]) else 0, search)
+
+
+def _w_of_kappa(n, A, k):
+    """W = v² − s² at which a table with A < n agreements has κ = k (κ rises with W)."""
+    if k >= 1:
+        return np.full(np.shape(A), np.inf)
+    if k <= -1:
+        return np.full(np.shape(A), -np.inf)
+    return (k * n * n - n * (2.0 * A - n)) / (1.0 - k)
+
+
+def _kappa_only(n, kint, kval):
+    """κ alone on 2×2 tables, exact: the table whose κ is nearest the reported one.
+
+    With A agreements, D = n − A disagreements, v = b − c and s = d − a, 2n²·p_e = n² + s² − v², so
+
+        κ = (n(A − D) + W) / (n² + W),   W = v² − s²,   |v| ≤ D, v ≡ D,   |s| ≤ A, s ≡ A (mod 2),
+
+    which rises with W. Given the best distance e found so far (∞ at first), an A whose κ range
+    [κ(W = −A²), κ(W = D²)] stays farther than e from κ* is skipped, and for the other A only the s
+    for which some v in [0, D] puts κ within e are visited (s² ∈ [−W(κ* + e), D² − W(κ* − e)], at most
+    min(A, D) + 1 values); for each (A, s) the two v of D's parity around √(W(κ*) + s²) are the
+    nearest. A is visited by its distance from n(1 + κ*)/2, where matches usually are, so e falls
+    fast; a table inside the reported interval ends the search.
+    """
+    kstar = float(min(max(kval, -1.0), 1.0))
+    best = (np.inf, None)                                  # (|κ − κ*|, (A, s, v))
+    if n >= 2:                                             # A = n: κ = 1 (p_e < 1 needs both categories)
+        best = (abs(1.0 - kval), (n, n - 2, 0))
+    if _in(1.0, kint[0], kint[1]) and n >= 2:
+        return _kappa_only_table(n, *best[1])
+    order = np.argsort(np.abs(np.arange(n) - n * (1 + kstar) / 2), kind="stable")   # A < n
+    step, res = (4.0, 0.0) if n % 2 == 0 else (2.0, 1.0)
+    cum = np.cumsum(np.minimum(order, n - order) // 2 + 1)
+    i, budget = 0, 4 * n + 64
+    while i < n:
+        j = max(i + 1, int(np.searchsorted(cum, (cum[i - 1] if i else 0) + budget, side="right")))
+        budget = min(2 * budget, _BLOCK)
+        A = order[i:j].astype(np.float64)
+        i = j
+        D = n - A
+        e = best[0]
+        kmax = (n * (A - D) + D * D) / (n * n + D * D)
+        kmin = (n * (A - D) - A * A) / (n * n - A * A)
+        keep = (kmax >= kstar - e - EPS) & (kmin <= kstar + e + EPS)
+        A, D = A[keep], D[keep]
+        if not len(A):
+            continue
+        Wlo = _w_of_kappa(n, A, kstar - e) if np.isfinite(e) else np.full_like(A, -np.inf)
+        Whi = _w_of_kappa(n, A, kstar + e) if np.isfinite(e) else np.full_like(A, np.inf)
+        # W = v² − s² is odd for odd n and a multiple of 4 for even n: an A whose open W window holds
+        # no such integer cannot beat the best (this prunes almost every A once e is small; a gain
+        # below 1e-6 in W is below 1e-12 in κ, the EPS of every comparison)
+        with np.errstate(invalid="ignore"):
+            c = np.ceil((Wlo + 1e-6 - res) / step) * step + res
+            has = ~np.isfinite(Wlo) | ~np.isfinite(Whi) | (c < Whi - 1e-6)
+        A, D, Wlo, Whi = A[has], D[has], Wlo[has], Whi[has]
+        if not len(A):
+            continue
+        s_lo = np.ceil(np.sqrt(np.clip(-Whi, 0, None)) - 1e-7)
+        s_hi = np.minimum(np.floor(np.sqrt(np.clip(D * D - Wlo, 0, 4.0 * n * n)) + 1e-7), A)
+        s_lo = s_lo + np.mod(s_lo - A, 2)
+        s_hi = s_hi - np.mod(s_hi - A, 2)
+        cnt = np.where(s_hi >= s_lo, (s_hi - s_lo) // 2 + 1, 0).astype(np.int64)
+        if not cnt.any():
+            continue
+        first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+        idx = np.repeat(np.arange(len(A)), cnt)
+        s = s_lo[idx] + 2 * (np.arange(len(idx)) - first)
+        A, D = A[idx], D[idx]
+        x = _w_of_kappa(n, A, min(kstar, 1 - 1e-12)) + s * s
+        v1 = np.floor(np.sqrt(np.clip(x, 0, None)))
+        v1 = v1 - np.mod(v1 - D, 2)
+        vmin = np.mod(D, 2)
+        for v in (np.clip(v1, vmin, D), np.clip(v1 + 2, vmin, D)):
+            W = v * v - s * s
+            err = np.abs((n * (A - D) + W) / (n * n + W) - kval)      # n² + W ≥ n² − A² > 0 for A < n
+            k = int(np.argmin(err))
+            if err[k] < best[0]:
+                best = (float(err[k]), (int(A[k]), int(s[k]), int(v[k])))
+        if _in(kval + best[0], kint[0], kint[1]) or _in(kval - best[0], kint[0], kint[1]):
+            break
+    return _kappa_only_table(n, *best[1])
+
+
+def _kappa_only_table(n, A, s, v):
+    D = n - A
+    T = np.array([[(A - s) // 2, (D + v) // 2], [(D - v) // 2, (A + s) // 2]], dtype=np.int64)
+    k, po = _kappa_of(T[None])
+    return T, float(k[0]), float(po[0])
 
 
 def _milp_margins(M, n, kint, pint, kval, pval, weights):

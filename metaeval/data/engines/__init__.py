@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 
 import numpy as np
 import pandas as pd
@@ -40,16 +39,15 @@ AUTO_DUCKDB_BYTES = 128 * 2 ** 20
 #: rows a side (as for text files).
 AUTO_DUCKDB_ROWS = 8_000_000
 
-_GLOB = re.compile(r"[*?\[]")
-
-
-def _is_big_input(source) -> bool | None:
+def _is_big_input(source, glob: bool | None = None) -> bool | None:
     """True: DuckDB's kind of input; False: small enough for pandas; None: measure with the other side."""
+    from .paths import is_pattern
+
     if isinstance(source, pd.DataFrame):
         return None
     if isinstance(source, (str, os.PathLike)):
         name = str(source)
-        if os.path.isdir(name) or (_GLOB.search(name) and not os.path.exists(name)):
+        if os.path.isdir(name) or is_pattern(name, glob):
             return True
         base = name[:-3] if name.endswith(".gz") else name
         if base.lower().endswith((".parquet", ".pq")):
@@ -62,17 +60,32 @@ def _is_big_input(source) -> bool | None:
 
 
 def _size(source) -> tuple[int, int]:
-    """(bytes, rows) of an input that is not decided by its kind."""
+    """(bytes, rows) of an input that is not decided by its kind: a file's size, a gzip's decompressed
+    size (streamed, up to :data:`AUTO_DUCKDB_BYTES`: a gzip may expand a thousandfold), a frame's rows."""
+    import stat
+
+    from ...core.errors import InputError
+    from ..io import _scan_text
+
     if isinstance(source, pd.DataFrame):
         return 0, len(source)
     try:
-        size = os.path.getsize(str(source))
+        st = os.stat(str(source))
+        if not stat.S_ISREG(st.st_mode):
+            return 0, 0  # a device or a FIFO: the readers refuse it
+        with open(str(source), "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"
     except OSError:
         return 0, 0
-    return (size * 4 if str(source).endswith(".gz") else size), 0  # gzip: about a quarter of the text
+    if not gz:
+        return st.st_size, 0
+    try:
+        return _scan_text(str(source), stop_at=AUTO_DUCKDB_BYTES)["bytes"], 0
+    except InputError:  # corrupt: the reader of either engine says so
+        return st.st_size, 0
 
 
-def choose_engine(reference, candidate, engine: str = "auto") -> str:
+def choose_engine(reference, candidate, engine: str = "auto", *, glob: bool | None = None) -> str:
     """The engine that runs an alignment: ``engine`` itself, or for ``"auto"`` the faster one.
 
     Parameters
@@ -83,7 +96,11 @@ def choose_engine(reference, candidate, engine: str = "auto") -> str:
         ``"auto"``: ``"spark"`` for a Spark DataFrame; ``"duckdb"`` for Parquet files, globs, folders,
         DuckDB relations, Arrow and polars tables, text files of :data:`AUTO_DUCKDB_BYTES` or more
         and pandas frames of :data:`AUTO_DUCKDB_ROWS` rows or more (both sides together);
-        ``"pandas"`` otherwise.
+        ``"pandas"`` otherwise. A gzipped file counts by its decompressed size (streamed, at most
+        :data:`AUTO_DUCKDB_BYTES` of it read).
+    glob : bool, optional
+        Whether a path is a pattern (:func:`metaeval.data.engines.paths.resolve`): None (default) only
+        when it does not exist, True always, False never.
 
     Returns
     -------
@@ -114,7 +131,7 @@ def choose_engine(reference, candidate, engine: str = "auto") -> str:
     sources = (reference, candidate)
     if any(type(s).__module__.startswith("pyspark") for s in sources):
         return "spark"
-    kinds = [_is_big_input(s) for s in sources]
+    kinds = [_is_big_input(s, glob) for s in sources]
     if any(kinds):
         return "duckdb"
     sizes = [_size(s) for s in sources]
@@ -125,7 +142,8 @@ def choose_engine(reference, candidate, engine: str = "auto") -> str:
 
 def align_pandas(reference, candidate, *, on=("query_id", "doc_id"), labels="relevance", scale=None,
                  out_of_scale="error", duplicates="error", refusal_flag=None, refusal_value=None, refusals="keep",
-                 unjudged="drop", names=("reference", "candidate"), by=(), rows=False) -> AlignmentCounts:
+                 unjudged="drop", names=("reference", "candidate"), by=(), rows=False,
+                 glob: bool | None = None) -> AlignmentCounts:
     """The pandas path (:func:`metaeval.align`) with the engines' result: the pairs counted by group.
 
     Parameters
@@ -138,6 +156,8 @@ def align_pandas(reference, candidate, *, on=("query_id", "doc_id"), labels="rel
         Group columns of the cells (key or reference metadata columns).
     rows : bool
         Keep the pairs (``Paired.data``) and the unjudged rows in the result.
+    glob : bool, optional
+        As :func:`metaeval.align`: the pandas path reads one file a side, so a pattern is an error.
 
     Returns
     -------
@@ -163,6 +183,8 @@ def align_pandas(reference, candidate, *, on=("query_id", "doc_id"), labels="rel
               names=names)
     if "engine" in inspect.signature(align).parameters:
         kw["engine"] = "pandas"
+    if glob is not None:
+        kw["glob"] = glob
     p = align(reference, candidate, **kw)
     data = p.data
     for c in by:
@@ -227,11 +249,11 @@ def run_alignment(engine: str, reference, candidate, **policies) -> AlignmentCou
     >>> res.report.n_pairs, res.cells["n"].tolist()
     (2, [1, 1])
     """
-    engine = choose_engine(reference, candidate, engine)
     policies = dict(policies)
     if "label" in policies:
         policies["labels"] = policies.pop("label")
     duck_only = ("connection", "memory_limit", "threads")
+    engine = choose_engine(reference, candidate, engine, glob=policies.get("glob"))
     if engine == "duckdb":
         from .duckdb_engine import align_duckdb
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import csv
-import glob as globmod
 import mmap
 import os
 import re
@@ -29,7 +28,9 @@ import pandas as pd
 
 from ...core.errors import InputError
 from ...core.scale import Scale
+from ..io import _scan_text, check_regular
 from .base import AlignmentCounts
+from .paths import duckdb_path, resolve
 from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
 
 __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
@@ -51,7 +52,6 @@ GROUP_ROWS = 30_000_000
 
 _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json": "json", ".jsonl": "jsonl",
               ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
-_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 class _Duck:
@@ -146,8 +146,9 @@ def _object_to_text(df: pd.DataFrame) -> pd.DataFrame:
 
 
 class _Loader:
-    def __init__(self, con):
+    def __init__(self, con, glob: bool | None = None):
         self.con = con
+        self.glob = glob
         self.n = 0
         self.keep = []  # Arrow tables registered with the connection
 
@@ -202,23 +203,22 @@ class _Loader:
         return SideInput(view, name, cols, materialize=False, stable_rid=False)
 
     # -- files ---------------------------------------------------------------------------------------
-    def path(self, source) -> SideInput:
+    def path(self, source, glob: bool | None = None) -> SideInput:
         name = str(source)
-        if os.path.isdir(name):
+        kind, files = resolve(name, glob)  # a path that exists is read literally (see .paths)
+        if kind == "dir":
             files = sorted(str(p) for p in Path(name).rglob("*") if p.is_file() and _ext(str(p)) in (".parquet", ".pq"))
             if not files:
                 raise InputError("no Parquet files in the folder", source=name,
                                  fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
             return self.parquet(files, name, hive=True)
-        if _GLOB_CHARS.search(name) and not os.path.exists(name):
-            files = sorted(f for f in globmod.glob(name, recursive=True) if os.path.isfile(f))
-            if not files:
-                raise InputError("no file matches the pattern", source=name, fix="check the path and the pattern")
+        if kind == "glob":
             if all(_ext(f) in (".parquet", ".pq") and not f.endswith(".gz") for f in files):
                 return self.parquet(files, name, hive=False)
-            return self.union([self.path(f) for f in files], name)
+            return self.union([self.path(f, glob=False) for f in files], name)
         if not os.path.exists(name):
             raise InputError("file not found", source=name, fix="check the path")
+        check_regular(name)  # a device or a FIFO: reading it never ends, or blocks
         if not _is_table(name):
             return self.qrels(name)
         ext = _ext(name)
@@ -238,7 +238,7 @@ class _Loader:
 
     def parquet(self, files: Sequence[str], name: str, hive: bool) -> SideInput:
         view = self._view()
-        flist = "[" + ", ".join(DUCKDB.literal(f) for f in files) + "]"
+        flist = "[" + ", ".join(DUCKDB.literal(duckdb_path(f)) for f in files) + "]"  # glob characters escaped
         try:
             if len(files) == 1:
                 self.con.execute(
@@ -247,12 +247,14 @@ class _Loader:
                     f"{DUCKDB.literal(files[0] if name == files[0] else files[0])} AS _source "
                     f"FROM read_parquet({flist}, file_row_number = true, hive_partitioning = {str(hive).lower()})")
             else:
-                idx = ", ".join(f"({DUCKDB.literal(f)}, {i})" for i, f in enumerate(files))
-                self.con.execute(f"CREATE OR REPLACE TEMP TABLE {view}_f AS SELECT * FROM (VALUES {idx}) t(_f, _i)")
+                # DuckDB's filename is the absolute name it read; the report names the file as matched
+                idx = ", ".join(f"({DUCKDB.literal(os.path.abspath(f))}, {i}, {DUCKDB.literal(f)})"
+                                for i, f in enumerate(files))
+                self.con.execute(f"CREATE OR REPLACE TEMP TABLE {view}_f AS SELECT * FROM (VALUES {idx}) t(_f, _i, _n)")
                 self.con.execute(
                     f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT p.* EXCLUDE (file_row_number, filename), "
                     f"f._i * 1099511627776 + CAST(p.file_row_number AS BIGINT) AS _rid, "
-                    f"CAST(p.file_row_number AS BIGINT) + 1 AS _line, p.filename AS _source "
+                    f"CAST(p.file_row_number AS BIGINT) + 1 AS _line, f._n AS _source "
                     f"FROM read_parquet({flist}, file_row_number = true, filename = true, "
                     f"hive_partitioning = {str(hive).lower()}) p JOIN {view}_f f ON p.filename = f._f")
             cols = _columns(self.con, view)
@@ -279,7 +281,13 @@ class _Loader:
                          stable_rid=all(p.stable_rid for p in parts))
 
     def csv(self, name: str, sep: str) -> SideInput | None:
-        """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it."""
+        """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it.
+
+        The file is scanned first (memory-mapped, in chunks): it must be valid UTF-8 (else the pandas
+        reader names the line), and its records are counted (newlines outside quotes) so that DuckDB's
+        row count is checked against them; DuckDB's ``max_line_size`` is set from the longest line
+        (by default it silently drops a last row of 32 MB or more).
+        """
         try:
             with open(name, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
@@ -296,10 +304,14 @@ class _Loader:
                         return None
                     end = mm.find(b"\n")
                     head = (mm[:end] if end >= 0 else mm[:]).decode("utf-8").rstrip("\r")
+                    scan = _csv_records(mm, size)
                 finally:
                     mm.close()
         except (OSError, UnicodeDecodeError, ValueError):
             return None
+        if scan is None:  # not UTF-8: the pandas reader names the line
+            return None
+        records, longest = scan
         header = next(csv.reader([head], delimiter=sep), [])
         if not header or len(set(header)) != len(header) or any(h == "" for h in header):
             return None
@@ -309,13 +321,14 @@ class _Loader:
             self.con.execute(
                 f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT * EXCLUDE (_n), _n - 1 AS _rid, _n + 1 AS _line, "
                 f"{DUCKDB.literal(name)} AS _source FROM (SELECT *, row_number() OVER () AS _n FROM "
-                f"read_csv({DUCKDB.literal(name)}, columns = {columns}, header = true, delim = {DUCKDB.literal(sep)}, "
-                f"quote = '\"', escape = '\"', auto_detect = false, strict_mode = true, null_padding = false, "
-                f"nullstr = '\x02')) t")
+                f"read_csv({DUCKDB.literal(duckdb_path(name))}, columns = {columns}, header = true, "
+                f"delim = {DUCKDB.literal(sep)}, quote = '\"', escape = '\"', auto_detect = false, "
+                f"strict_mode = true, null_padding = false, nullstr = '\x02', "
+                f"max_line_size = {max(_DUCK_LINE, longest + 2)})) t")
             n = self.con.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
         except Exception:
             return None
-        if n == 0:
+        if n == 0 or n != records - 1:  # every record but the header is a row, or the pandas reader reads it
             return None
         return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False)
 
@@ -343,7 +356,7 @@ class _Loader:
         gz = head[:2] == b"\x1f\x8b"
         first = head.split(b"\n", 1)[0].rstrip(b"\r")
         tab, space = b"\t" in first, b" " in first
-        src = DUCKDB.literal(name)
+        src = DUCKDB.literal(duckdb_path(name))  # glob characters escaped: the file named, nothing else
         if not gz and tab != space and first[:1] not in (b" ", b"\t"):
             # the common clean file: one delimiter; DuckDB splits it (and skips empty lines, so the line
             # count must equal the row count for the line numbers to hold)
@@ -355,7 +368,7 @@ class _Loader:
                 try:
                     self.con.execute(
                         f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT q AS query_id, d AS doc_id, "
-                        f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {src} AS _source, "
+                        f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {DUCKDB.literal(name)} AS _source, "
                         f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR length(r) > 16 "
                         f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r) AS _bad_line "
                         f"FROM (SELECT row_number() OVER () AS _n, * FROM read_csv({src}, "
@@ -368,28 +381,35 @@ class _Loader:
                 except Exception:
                     pass
         # any other file, plain or gzipped: lines, split by a regular expression; blank lines are
-        # skipped but keep their numbers
+        # skipped but keep their numbers. One streamed pass first: a gzip's CRC (DuckDB does not check
+        # it), the lines DuckDB must give back (no row without a fate), the longest line (DuckDB's
+        # max_line_size) and a NUL byte (the pandas reader's error names its line)
+        scan = _scan_text(name, blank=True)
+        if scan["nul"]:
+            return fallback()
         pattern = DUCKDB.literal(QRELS_LINE[:-1] + "\\r?$")
         try:
             self.con.execute(
                 f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT s.q AS query_id, s.d AS doc_id, "
-                f"TRY_CAST(s.r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {src} AS _source, "
+                f"TRY_CAST(s.r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {DUCKDB.literal(name)} AS _source, "
                 f"(s.q = '') AS _bad_line FROM (SELECT _n, regexp_extract(line, {pattern}, ['q', 'i', 'd', 'r']) AS s "
                 f"FROM (SELECT row_number() OVER () AS _n, line FROM read_csv({src}, columns = {{'line': 'VARCHAR'}}, "
                 f"delim = '\x01', quote = '', escape = '', header = false, auto_detect = false, "
+                f"max_line_size = {max(_DUCK_LINE, scan['longest'] + 2)}, "
                 f"compression = '{'gzip' if gz else 'none'}')) t WHERE line IS NOT NULL "
                 f"AND NOT regexp_matches(line, '^[ \\t]*\\r?$')) u")
             self.con.execute(f"SELECT * FROM {view} LIMIT 0")
         except Exception:
             return fallback()
         return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
-                         check="_bad_line", fallback=fallback, materialize=False, stable_rid=False)
+                         check="_bad_line", expect_rows=scan["lines"] - scan["blank"], fallback=fallback,
+                         materialize=False, stable_rid=False)
 
     def load(self, source) -> SideInput:
         if isinstance(source, pd.DataFrame):
             return self.frame(source)
         if isinstance(source, (str, os.PathLike)):
-            return self.path(source)
+            return self.path(source, self.glob)
         mod = type(source).__module__.split(".")[0]
         if mod == "duckdb":
             return self.relation(source, "<DataFrame>")
@@ -408,6 +428,50 @@ class _Loader:
                 return self.arrow(source, "<DataFrame>")
         raise InputError(f"cannot align an object of type {type(source).__name__}",
                          expected="a DataFrame (pandas or polars), an Arrow table, a DuckDB relation, or a path")
+
+
+#: DuckDB's default ``max_line_size`` (bytes).
+_DUCK_LINE = 2_097_152
+
+
+def _csv_records(mm, size: int) -> tuple[int, int] | None:
+    """(records, longest line) of a CSV file held in ``mm``: newlines outside double quotes (a quote
+    inside a quoted field is doubled, so the parity of the quotes before a newline tells), plus a last
+    record without a newline; None when the bytes are not UTF-8."""
+    import codecs
+
+    view = np.frombuffer(mm, dtype=np.uint8)
+    dec = codecs.getincrementaldecoder("utf-8")()
+    records, longest, parity, last_nl = 0, 0, 0, -1
+    try:
+        for start in range(0, size, 1 << 24):
+            chunk = view[start:start + (1 << 24)]
+            if int(chunk.max()) >= 128 or dec.getstate()[0]:
+                try:
+                    dec.decode(mm[start:start + (1 << 24)])
+                except UnicodeDecodeError:
+                    return None
+            nl = chunk == 10
+            quotes = chunk == 34
+            if quotes.any():
+                odd = (np.cumsum(quotes, dtype=np.uint8) + parity) % 2  # uint8 wraps at 256: parity holds
+                parity = int(odd[-1])
+                nl &= odd == 0
+            pos = np.flatnonzero(chunk == 10) + start
+            if len(pos):
+                longest = max(longest, int(pos[0]) - last_nl - 1, int(np.diff(pos).max()) - 1 if len(pos) > 1 else 0)
+                last_nl = int(pos[-1])
+            records += int(np.count_nonzero(nl))
+        try:
+            dec.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return None
+    finally:
+        del view
+    if size and mm[size - 1:size] != b"\n":
+        records += 1
+    longest = max(longest, size - last_nl - 1)
+    return records, longest
 
 
 def _count_lines(name: str, size: int, other: bytes) -> tuple[int, bool] | None:
@@ -490,7 +554,8 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
                  out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
                  refusal_value=None, refusals="keep", unjudged="drop", names=("reference", "candidate"),
                  by: str | Sequence[str] = (), rows: bool = False, connection=None,
-                 memory_limit: str | None = None, threads: int | None = None) -> AlignmentCounts:
+                 memory_limit: str | None = None, threads: int | None = None,
+                 glob: bool | None = None) -> AlignmentCounts:
     """Align two judgment sets in DuckDB; the report equals :func:`metaeval.align`'s, only counts come back.
 
     Parameters
@@ -531,6 +596,10 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
         ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else :data:`DEFAULT_MEMORY_LIMIT`).
     threads : int, optional
         Threads of a new connection (default: the machine's cores).
+    glob : bool, optional
+        Whether a path is a pattern: None (default) only when no file of that name exists, True always,
+        False never (:func:`metaeval.data.engines.paths.resolve`). A file is read literally: DuckDB
+        sees its name with the glob characters escaped.
 
     Returns
     -------
@@ -568,7 +637,7 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
                       database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
-    loader = _Loader(con)
+    loader = _Loader(con, glob)
     try:
         sides = [loader.load(reference), loader.load(candidate)]
         return run_plan(_Duck(con, temp=not own), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,

@@ -482,11 +482,18 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                     + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
     gcols = [f"_g{i}" for i in range(len(by))]
     grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
+    checked = []
+
     def check_candidate():  # the candidate's checks come after the reference's duplicates
+        if checked:
+            return
+        checked.append(True)
         _check_columns(sides[1], on, labels[1])
         _side(p, sides[1], 1, names[1], lab_=labels[1], scale=scale, out_of_scale=out_of_scale, refusals=refusals,
               counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[1])
 
+    if built[1] is not None and any(np.isinf(v) for v in built[1][1]["labels"]):
+        check_candidate()  # an infinite label (an error, or out of scale) before the pairing, which needs finite ones
     agg = None
     if not rows:
         # the common case first: the key group-by streamed straight into the counts per group and label
@@ -757,9 +764,27 @@ def _side(p: _Plan, s: SideInput, si, side, *, lab_, scale, out_of_scale, refusa
                              fix="pass out_of_scale='clip', 'drop' or 'missing' to choose a policy")
         if out_of_scale == "clip":
             notes[(side, "out-of-scale labels clipped")] = n_oos
+    if scale is None:
+        _check_finite(p, lab, built)
     # -- the fates decided row by row --------------------------------------------------------------
     for fate, c in stats["fates"].items():
         counts[(side, fate)] = c
+
+
+def _check_finite(p: _Plan, lab, built):
+    """An infinite label without a scale is an error naming its file and line (as in the pandas path);
+    with a scale it is out of scale."""
+    b, stats = built
+    n_inf = sum(1 for v in stats["labels"] if np.isinf(v))
+    if not n_inf:
+        return
+    _order_matters(p.ex, True)
+    v0, line, src = p.ex.rows(f"SELECT _lab3, _line, _source FROM {b} WHERE _fate IS NULL AND {p.d.isinf('_lab3')} "
+                              f"ORDER BY _rid LIMIT 1")[0]
+    raise InputError(f"{lab} is infinite: {float(v0)!r}", source=src, line=int(line), text=f"{lab}={float(v0)!r}",
+                     expected=f"finite numeric labels in column {lab!r}",
+                     fix="correct the value (or leave it empty for a missing label), or declare scale= with "
+                         "out_of_scale='drop', 'missing' or 'clip'")
 
 
 def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame | None:

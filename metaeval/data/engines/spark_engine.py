@@ -13,7 +13,6 @@ this module (or metaeval) does not import it.
 from __future__ import annotations
 
 import contextlib
-import glob as globmod
 import os
 import re
 import shutil
@@ -36,7 +35,6 @@ INSTALL_HINT = ('pip install "metaeval[spark]" (pyspark), and a Java runtime 17 
 #: The local session :func:`local_session` built (None until then).
 _LOCAL = None
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
 _BOOKKEEPING = ("_rid", "_line", "_source")
 
 
@@ -184,6 +182,11 @@ def _local(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
+def _hadoop_path(path: str) -> str:
+    """A local file as Spark reads it literally: absolute, Hadoop's glob characters escaped."""
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", os.path.abspath(path))
+
+
 def _uri_path(uri: str) -> str:
     """A file URI as Spark's ``input_file_name()`` gives it, as a plain path."""
     from urllib.parse import unquote
@@ -251,8 +254,9 @@ def _errors(source: str):
 
 
 class _Loader:
-    def __init__(self, spark):
+    def __init__(self, spark, glob: bool | None = None):
         self.spark = spark
+        self.glob = glob
         self.views: list[str] = []
         self.held: list = []  # persisted Spark DataFrame inputs, numbered once
 
@@ -305,22 +309,16 @@ class _Loader:
         return self._register(sdf, name)
 
     # -- files ------------------------------------------------------------------------------------
-    def path(self, source) -> SideInput:
+    def path(self, source, glob: bool | None = None) -> SideInput:
+        from ..io import check_regular
+        from .paths import is_pattern, resolve
+
         name = str(source)
         if _is_remote(name):
             return self.remote(name)
         local = _local(name)
-        if os.path.isdir(local):
-            files = sorted(os.path.join(r, f) for r, _, fs in os.walk(local) for f in fs
-                           if _ext(f) in (".parquet", ".pq") and not f.startswith((".", "_")))
-            if not files:
-                raise InputError("no Parquet files in the folder", source=name,
-                                 fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
-            return self.parquet(name, files)
-        if _GLOB_CHARS.search(local) and not os.path.exists(local):
-            files = sorted(f for f in globmod.glob(local, recursive=True) if os.path.isfile(f))
-            if not files:
-                raise InputError("no file matches the pattern", source=name, fix="check the path and the pattern")
+        if is_pattern(local, glob):  # a path that exists is read as it is (see .paths)
+            files = resolve(local, glob)[1]
             exts = {_ext(f) if not f.endswith(".gz") else "gz" for f in files}
             if exts <= {".parquet", ".pq"}:
                 return self.parquet(name, files)
@@ -328,8 +326,16 @@ class _Loader:
                 return self.qrels(name, files)
             raise InputError("a glob of text tables", source=name,
                              fix="point to Parquet files or qrels files, or read the tables one by one")
+        if os.path.isdir(local):
+            files = sorted(os.path.join(r, f) for r, _, fs in os.walk(local) for f in fs
+                           if _ext(f) in (".parquet", ".pq") and not f.startswith((".", "_")))
+            if not files:
+                raise InputError("no Parquet files in the folder", source=name,
+                                 fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
+            return self.parquet(name, files)
         if not os.path.exists(local):
             raise InputError("file not found", source=name, fix="check the path")
+        check_regular(local, name)
         if not _is_table(local):
             return self.qrels(name, [local])
         ext = _ext(local)
@@ -363,9 +369,9 @@ class _Loader:
             reader = self.spark.read
             if os.path.isdir(_local(name)):
                 reader = reader.option("basePath", _local(name))
-                df = reader.parquet(*[os.path.abspath(f) for f in files])
+                df = reader.parquet(*[_hadoop_path(f) for f in files])
             else:
-                df = reader.parquet(*[os.path.abspath(f) for f in files])
+                df = reader.parquet(*[_hadoop_path(f) for f in files])
             df = _number(self.spark, df.withColumn("_path", F.input_file_name()), self._source_of(name, files))
             return self._register(df, name)
 
@@ -380,7 +386,7 @@ class _Loader:
         with _errors(name):
             df = (self.spark.read.option("header", True).option("sep", sep).option("quote", '"')
                   .option("escape", '"').option("mode", "FAILFAST").option("nullValue", "\x02")
-                  .option("emptyValue", "").option("enforceSchema", False).schema(schema).csv(local))
+                  .option("emptyValue", "").option("enforceSchema", False).schema(schema).csv(_hadoop_path(local)))
             df = _number(self.spark, df.withColumn("_path", F.input_file_name()), lambda p: name)
             df = df.withColumn("_line", F.col("_line") + 1)  # the header is line 1
             side = self._register(df, name)
@@ -398,7 +404,7 @@ class _Loader:
         from pyspark.sql import functions as F
 
         with _errors(name):
-            raw = self.spark.read.text([f if _is_remote(f) else os.path.abspath(f) for f in files])
+            raw = self.spark.read.text([f if _is_remote(f) else _hadoop_path(f) for f in files])
             raw = _number(self.spark, raw.withColumn("_path", F.input_file_name()), self._source_of(name, files))
             pat = QRELS_LINE[:-1] + r"\r?$"
             blank = F.col("value").rlike(r"^[ \t]*\r?$")
@@ -473,7 +479,7 @@ class _Loader:
         if isinstance(source, pd.DataFrame):
             return self.frame(source)
         if isinstance(source, (str, os.PathLike)):
-            return self.path(source)
+            return self.path(source, self.glob)
         mod = type(source).__module__.split(".")[0]
         if mod == "pyspark":
             return self.spark_frame(source)
@@ -539,7 +545,8 @@ def align_spark(reference, candidate, *, on: str | Sequence[str] = ("query_id", 
                 labels: str | tuple[str, str] = "relevance", scale: Scale | None = None,
                 out_of_scale: str = "error", duplicates: str = "error", refusal_flag: str | None = None,
                 refusal_value=None, refusals="keep", unjudged="drop", names=("reference", "candidate"),
-                by: str | Sequence[str] = (), rows: bool = False, spark=None) -> AlignmentCounts:
+                by: str | Sequence[str] = (), rows: bool = False, spark=None,
+                glob: bool | None = None) -> AlignmentCounts:
     """Align two judgment sets in Spark; the report equals :func:`metaeval.align`'s, only counts come back.
 
     What travels back to the driver is bounded by the number of groups and labels, never by the
@@ -584,6 +591,9 @@ def align_spark(reference, candidate, *, on: str | Sequence[str] = ("query_id", 
     spark : pyspark.sql.SparkSession, optional
         The session to run in (a cluster's); default: the active session, else a local one
         (:func:`local_session`).
+    glob : bool, optional
+        Whether a local path is a pattern: None (default) only when no file of that name exists, True
+        always, False never (:func:`metaeval.data.engines.paths.resolve`); files are read literally.
 
     Returns
     -------
@@ -617,7 +627,7 @@ def align_spark(reference, candidate, *, on: str | Sequence[str] = ("query_id", 
     on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, labels)
     by = (by,) if isinstance(by, str) else tuple(by)
     session = spark if spark is not None else local_session()
-    loader = _Loader(session)
+    loader = _Loader(session, glob)
     try:
         sides = [loader.load(reference), loader.load(candidate)]
         with _errors(f"{sides[0].name} / {sides[1].name}"):
