@@ -49,7 +49,9 @@ Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_fr
 :func:`metaeval.rogan_gladen_counts`), ``alt_test`` (a long ``frame`` of human and judge labels:
 :func:`metaeval.alt_test`), ``label_budget`` (a pilot: :func:`metaeval.label_budget`,
 :func:`metaeval.required_labels`) and ``leaderboard`` (per-item scores:
-:func:`metaeval.leaderboard_metrics`). They compute nothing themselves: every number in their tables
+:func:`metaeval.leaderboard_metrics`); and for many judges (a long ``frame``, one row per item and
+rater): ``panel`` (:func:`metaeval.judge_panel`) and ``jury`` (:func:`metaeval.jury`,
+:func:`metaeval.jury_vs_best`, :func:`metaeval.select_jury`). They compute nothing themselves: every number in their tables
 is the library function's, called with the study's ``seed`` and ``n_resamples``.
 
 A key an analysis needs and lacks, or a value the library refuses, raises an :class:`InputError`
