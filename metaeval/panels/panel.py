@@ -593,7 +593,7 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
 
     *Differences to the best.* With ĵ the judge of highest estimate, d_j = θ_j − θ_ĵ and
     se_j the SD of its replicates, the simultaneous interval is d̂_j ± c·se_j with c the
-    ``confidence_level`` quantile of max_j |d*_j − d̂_j| / se_j over the draws (max-T; Romano &
+    ``confidence_level`` quantile of ``max_j abs(d*_j − d̂_j) / se_j`` over the draws (max-T; Romano &
     Wolf 2005); the p-values (bootstrap, two-sided) are Holm-adjusted. ĵ is the observed best, so
     these intervals do not account for having chosen it.
 
