@@ -49,7 +49,9 @@ Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_fr
 :func:`metaeval.rogan_gladen_counts`), ``alt_test`` (a long ``frame`` of human and judge labels:
 :func:`metaeval.alt_test`), ``label_budget`` (a pilot: :func:`metaeval.label_budget`,
 :func:`metaeval.required_labels`) and ``leaderboard`` (per-item scores:
-:func:`metaeval.leaderboard_metrics`). They compute nothing themselves: every number in their tables
+:func:`metaeval.leaderboard_metrics`); and for many judges (a long ``frame``, one row per item and
+rater): ``panel`` (:func:`metaeval.judge_panel`) and ``jury`` (:func:`metaeval.jury`,
+:func:`metaeval.jury_vs_best`, :func:`metaeval.select_jury`). They compute nothing themselves: every number in their tables
 is the library function's, called with the study's ``seed`` and ``n_resamples``.
 
 A key an analysis needs and lacks, or a value the library refuses, raises an :class:`InputError`
@@ -903,11 +905,122 @@ def _an_leaderboard(a, ctx, rep, key):
     return rs
 
 
+def _long_panel(ctx, a, key):
+    """The reference's and each judge's judgment set from a long ``frame`` (one row per item and rater)."""
+    df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    on = _strings(ctx, a, key, "on", a.get("on", ["query_id", "doc_id"]))
+    rater, label = a.get("rater", "rater"), a.get("label", "label")
+    _columns(ctx, a, key, df, f"the data set {a['data']!r}", rater=rater, label=label)
+    for c in on:
+        _columns(ctx, a, key, df, f"the data set {a['data']!r}", on=c)
+    cluster = a.get("cluster")
+    if cluster is not None and cluster not in on:
+        raise _fail(ctx, a, key, f"cluster = {cluster!r} is not a key column", expected=f"one of {', '.join(on)}",
+                    fix="name the topic column in on and in cluster")
+    df = df.assign(**{rater: df[rater].astype(str)})
+    numbers = pd.to_numeric(df[label], errors="coerce")
+    if numbers.notna().all():              # labels written as numbers compare as numbers
+        df[label] = numbers
+    raters = list(dict.fromkeys(df[rater]))
+    ref = a.get("reference", "human")
+    judges = _strings(ctx, a, key, "judges", a.get("judges", [r for r in raters if r != ref]))
+    absent = [r for r in [ref, *judges] if r not in raters]
+    if absent:
+        raise _fail(ctx, a, key, f"no rows with {rater} == {absent[0]!r}", expected=f"one of {', '.join(raters)}")
+    sets = {r: df.loc[df[rater] == r, [*on, label]].reset_index(drop=True) for r in [ref, *judges]}
+    return sets[ref], {j: sets[j] for j in judges}, on, label, ref
+
+
+def _an_panel(a, ctx, rep, key):
+    from ..output import figures as fg
+    from ..panels.panel import judge_panel
+
+    ref, judges, on, label, ref_name = _long_panel(ctx, a, key)
+    scale = study_scale(a["scale"]) if "scale" in a else None
+    level = _number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95))
+    binarize = a.get("binarize")
+    res = judge_panel(ref, judges, statistic=a.get("statistic", "cohen_kappa"), cluster=a.get("cluster"),
+                      binarize=None if binarize is None else _number(ctx, a, key, "binarize", binarize),
+                      on=tuple(on), label=label, scale=scale, errors=a.get("errors", "indicator"),
+                      confidence_level=level, n_resamples=ctx.n_resamples, rng=ctx.seed)
+    d = res.design
+    rep.text(f"{len(judges)} judges against {ref_name} on {d['n_items']} items"
+             + (f" in {d['n_clusters']} {d['cluster']} clusters" if d["cluster"] else "")
+             + f": {d['statistic']} of every judge from one shared bootstrap draw (metaeval.judge_panel). "
+             f"Best: {res.best}; tied with it (the {level:.0%} confidence set for the best judge): "
+             f"{', '.join(res.tied)}. Differences to the best with simultaneous (max-T) intervals and "
+             "Holm-adjusted p-values; rank intervals from the bootstrap distribution of the ranks.")
+    rep.table(f"{key}_panel", res.to_frame(), f"Each judge's {d['statistic']}, rank interval, difference to the best",
+              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "difference",
+                       "difference_low", "difference_high", "difference_pvalue", "tied_with_best"])
+    rep.table(f"{key}_error_correlation", res.error_correlation.reset_index(),
+              f"Correlation of the judges' errors against {ref_name} ({d['errors']}), on the items both judged")
+    rep.table(f"{key}_agreement", res.agreement.reset_index(), f"Judge x judge agreement ({d['matrix_statistic']})")
+    _, ax = fg.subplots(figsize=(6.4, 1.2 + 0.32 * len(judges)))
+    fg.plot_panel_forest(res, ax=ax)
+    rep.figure(f"{key}_forest", ax.figure, "Each judge's estimate and interval, sorted; the set tied with the best "
+                                           "marked")
+    size = 2.2 + 0.45 * len(judges)
+    _, ax = fg.subplots(figsize=(size + 1.2, size))
+    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax, vmin=None)
+    rep.figure(f"{key}_error_correlation", ax.figure, "Error correlation between the judges, in a clustered order")
+    return res
+
+
+def _an_jury(a, ctx, rep, key):
+    from ..panels import aggregators
+    from ..panels.jury import jury, select_jury
+    from ..panels.panel import jury_vs_best
+
+    ref, judges, on, label, ref_name = _long_panel(ctx, a, key)
+    if len(judges) < 2:
+        raise _fail(ctx, a, key, "a jury needs at least two judges", text=repr(list(judges)))
+    methods = _strings(ctx, a, key, "methods", a.get("methods", ["majority", "dawid_skene"]))
+    for m in methods:
+        aggregators.get(m)                   # an unknown method: InputError naming the known ones
+    statistic = a.get("statistic", "cohen_kappa")
+    cluster = a.get("cluster")
+    level = _number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95))
+    votes = pd.concat({j: f.set_index(on)[label] for j, f in judges.items()}, axis=1)
+    truth = ref.set_index(on)[label].reindex(votes.index)
+    groups = None if cluster is None else np.asarray(votes.index.get_level_values(cluster))
+    ties = a.get("ties")
+    rows = []
+    for m in methods:
+        kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
+        j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
+        cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
+                           n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
+        f = cmp.to_frame()
+        f.insert(0, "method", m)
+        f["best_member"] = cmp.best_member
+        f["cross_fitted"] = j.folds is not None
+        rows.append(f)
+    rep.text(f"Juries of {', '.join(judges)} (metaeval.jury: {', '.join(methods)}) against {ref_name}: the jury's "
+             f"{statistic} minus its best member's, the best member chosen again in every bootstrap draw "
+             "(metaeval.jury_vs_best; one-sided: does the jury beat its best member?). A jury that learns from "
+             f"{ref_name}'s labels is cross-fitted" + (f" over {cluster} groups" if cluster else "")
+             + ": no item's label comes from a fit that saw its reference label.")
+    rep.table(f"{key}_jury_vs_best", pd.concat(rows, ignore_index=True), "Each jury, its best member, and the difference",
+              columns=["method", "set", "statistic", "estimate", "ci_low", "ci_high", "pvalue", "best_member",
+                       "cross_fitted"])
+    mj = a.get("max_judges")
+    if mj is not None:
+        sel = select_jury(votes, truth, method=methods[0], statistic=statistic, cluster=groups,
+                          max_judges=_number(ctx, a, key, "max_judges", mj, integer=True), rng=ctx.seed,
+                          **({"ties": ties} if ties is not None and methods[0] in ("majority", "weighted") else {}))
+        rep.table(f"{key}_selection", sel.curve, f"The best {methods[0]} jury of each size, measured on items not used "
+                                                 "to choose it (metaeval.select_jury, nested cross-fitting)",
+                  columns=["n_judges", "judges", "statistic", "estimate", "apparent", "optimism", "stable", "search"])
+    return rows
+
+
 _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _an_prevalence,
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
              "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
-             "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard}
+             "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard,
+             "panel": _an_panel, "jury": _an_jury}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None
