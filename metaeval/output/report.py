@@ -209,11 +209,13 @@ def _int_or(v, digits):
 #: a DataFrame passed instead of estimates may carry them as columns).
 INTERVAL_EXTRAS = ("quantile", "df", "cov_type", "variance", "fpc", "population_size", "n_labelled", "n_unlabelled")
 _BOOTSTRAP = {"bca": "BCa bootstrap", "percentile": "percentile bootstrap", "basic": "basic bootstrap",
-              "debiased": "debiased percentile bootstrap", "bootstrap-t": "bootstrap-t",
+              "debiased": "bias-corrected bootstrap (θ̂ − bias ± z·SE, SE by a double bootstrap)",
+              "bootstrap-t": "bootstrap-t",
               "studentized": "studentized bootstrap"}
 _ANALYTIC = {"analytic": "analytic", "jackknife": "jackknife", "delta": "delta-method",
              "test-inversion": "test-inversion"}
-_PPI_METHODS = {"ppi++": "PPI++", "ppi": "PPI", "classical": "human labels only", "judge_only": "judge only"}
+_PPI_METHODS = {"ppi++": "PPI++", "ppi": "PPI", "classical": "classical (human labels only)",
+                "judge_only": "judge-only"}
 _COV_TYPES = {"cluster": "cluster-robust", "HC0": "HC0 robust", "HC1": "HC1 robust", "HC2": "HC2 robust",
               "HC3": "HC3 robust", "nonrobust": "OLS"}
 
@@ -258,11 +260,12 @@ def _describe(r: dict, units: str | None) -> tuple[str, object, str] | None:
         return "no interval", None, noun
     if method in _BOOTSTRAP or method == "permutation":
         b = r.get("n_resamples")
-        b = f"B = {_num(b)}" if not _missing(b) and b else ""
         if method == "permutation":
             how = "permutation test" + (f" ({r['_method_extra']})" if r.get("_method_extra") else "")
             within = " within clusters" if "within" in unit else ""
-            return ", ".join(p for p in (how, b + within, "no interval") if p), n, noun
+            count = f"{_num(b)} permutations{within}" if not _missing(b) and b else ""
+            return ", ".join(p for p in (how, count, "no interval") if p), n, noun
+        b = f"B = {_num(b)}" if not _missing(b) and b else ""
         return ", ".join(p for p in (_BOOTSTRAP[method], b) if p) + ", {n} resampled", n, noun
     # an interval from a formula: its variance, its quantile, the finite-population factor
     params = []
@@ -289,7 +292,7 @@ def _describe(r: dict, units: str | None) -> tuple[str, object, str] | None:
     how = _ANALYTIC.get(method, method) + " interval" + (f" ({', '.join(params)})" if params else "")
     lab = r.get("n_labelled")
     if not _missing(lab) and r.get("_method_extra") != "judge_only" and not _missing(n) and int(lab) < int(n):
-        return how + f", {_num(lab)} labelled {noun} of {{n}}", n, noun
+        return how + f", {_num(lab)} labelled {noun} of {{count}}", n, noun
     return how + ", n = {n}", n, noun
 
 
@@ -349,7 +352,7 @@ def interval_note(source, *, units: str | None = None) -> str:
         ns = sorted(set(int(v) for v in g["ns"]))
         count = "" if not ns else (str(ns[0]) if len(ns) == 1 else f"{ns[0]} to {ns[-1]}")
         text = how.replace(", n = {n}", f", n = {count} {g['noun']}" if count else "")
-        text = text.replace("{n}", f"{count} {g['noun']}".strip())
+        text = text.replace("{n}", f"{count} {g['noun']}".strip()).replace("{count}", count)
         if len(groups) > 1 and g["names"]:
             text = f"{', '.join(g['names'])}: {text}"
         clauses.append(text)
@@ -359,7 +362,7 @@ def interval_note(source, *, units: str | None = None) -> str:
                                if not _missing(r.get("seed")) and d[0] != "no interval"
                                and (str(r.get("ci_method")) in _BOOTSTRAP or r.get("ci_method") == "permutation")))
     head = f"{100 * levels[0]:g}% intervals: " if len(levels) == 1 else "Intervals: "
-    tail = f", seed {seeds[0]}" if len(seeds) == 1 else ""
+    tail = (f"{'; ' if len(clauses) > 1 else ', '}seed {seeds[0]}") if len(seeds) == 1 else ""
     return head + "; ".join(clauses) + tail + "."
 
 
