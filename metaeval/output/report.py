@@ -351,6 +351,8 @@ def interval_note(source, *, units: str | None = None) -> str:
     for how, g in groups.items():
         ns = sorted(set(int(v) for v in g["ns"]))
         count = "" if not ns else (str(ns[0]) if len(ns) == 1 else f"{ns[0]} to {ns[-1]}")
+        if not count:                            # nothing says how many units: leave the count out
+            how = how.replace(", {n} resampled", "").replace(" of {count}", "")
         text = how.replace(", n = {n}", f", n = {count} {g['noun']}" if count else "")
         text = text.replace("{n}", f"{count} {g['noun']}".strip()).replace("{count}", count)
         if len(groups) > 1 and g["names"]:
