@@ -198,3 +198,12 @@ def corrected_intervals_legend_fits_test():
     assert box.x0 >= 0 and box.x1 <= fig.bbox.width + 0.5 and box.y1 <= fig.bbox.height + 0.5
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "all-topic human mean" in texts
+
+
+def paper_table_latex_form_uses_math_labels_test():
+    # fmt="latex": the cells a LaTeX writer puts in a .tex file as they are (labels in math, text escaped)
+    df = pd.DataFrame({"statistic": ["kappa_max", "my_stat"], "judge_name": ["a_b", "c&d"], "estimate": [0.8, 0.5]})
+    table, note = paper_table(df, fmt="latex")
+    assert table["statistic"].tolist() == [r"$\kappa_{\max}$", r"my\_stat"]
+    assert list(table.columns) == ["statistic", r"judge\_name", "estimate"]
+    assert table[r"judge\_name"].tolist() == [r"a\_b", r"c\&d"] and note == ""

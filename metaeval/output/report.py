@@ -374,7 +374,7 @@ def _resampling_note(df: pd.DataFrame) -> str:
     return note if note is not None else interval_note(df)
 
 
-def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digits: int = 4
+def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digits: int = 4, fmt: str = "text"
                 ) -> tuple[pd.DataFrame, str]:
     """A table in a paper's shape: the text of every cell, and the resampling note for the caption.
 
@@ -399,6 +399,11 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
         even when not listed.
     digits : int
         Decimals of non-integer numbers.
+    fmt : {"text", "latex"}
+        ``"text"``: plain text (Markdown and HTML writers escape it). ``"latex"``: every cell, column
+        name and the note as LaTeX source, already escaped, the registry's labels in their math form
+        (:func:`column_label` with ``fmt="latex"``: ``$\\kappa_{\\max}$``, ``$\\tau_{\\mathrm{AP}}$``);
+        write them as they are.
 
     Returns
     -------
@@ -426,6 +431,8 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     >>> note
     '95% intervals: percentile bootstrap, B = 2000, 202 items resampled, seed 7.'
     """
+    if fmt not in ("text", "latex"):
+        raise InputError(f"fmt must be 'text' or 'latex', got {fmt!r}")
     full = df.reset_index(drop=True)
     cols = [c for c in (list(columns) if columns is not None else list(full.columns)) if c in full.columns]
     note = _resampling_note(df)
@@ -457,12 +464,16 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
                 cells.append(_fmt(e, digits) + ci)
             out[head] = cells
         elif c in ("statistic", "method"):
-            out[c] = [_label(v) for v in raw]
+            out[c] = [column_label(v, fmt) if isinstance(v, str) else _fmt(v) for v in raw]
+            continue
         elif _is_count(str(c)) or c == "value":   # a "value" column mixes counts and rates: 435, 0.2345
             out[str(c)] = [_int_or(v, digits) for v in raw]
         else:
             out[str(c)] = [_fmt(v, digits) for v in raw]
     names = list(out)[:MAX_COLUMNS]
+    if fmt == "latex":
+        return (pd.DataFrame({esc.latex(k): [v if k in ("statistic", "method") else esc.latex(v) for v in out[k]]
+                              for k in names}, columns=[esc.latex(k) for k in names]), esc.latex(note))
     return pd.DataFrame({k: out[k] for k in names}, columns=names), note
 
 
