@@ -82,6 +82,19 @@ __all__ = ["load_study", "run_study"]
 _SHOW = ["statistic", "estimate", "ci_low", "ci_high", "ci_method", "unit", "n_units"]
 
 
+def _table(rep: Report, name: str, result, caption: str, *, columns=None, units: str | None = None,
+           frame: pd.DataFrame | None = None) -> None:
+    """A table of estimates (``result.to_frame()`` unless ``frame`` is given), captioned from the estimates.
+
+    Every analysis type adds its tables of estimates here: the caption's interval note is built from the
+    estimates' own metadata (:func:`metaeval.output.report.interval_note`: interval method, variance and
+    quantile, B, the units and how many), never written by hand.
+    """
+    estimates = getattr(result, "results", result)        # a BiasResult keeps its estimates in .results
+    rep.table(name, result.to_frame() if frame is None else frame, caption, columns=columns, intervals=estimates,
+              units=units)
+
+
 def load_study(path: str | os.PathLike) -> dict:
     """Parse a study file (TOML) into a dict.
 
@@ -329,8 +342,9 @@ def _an_agreement(a, ctx, rep, key):
     rep.code(str(paired.report).replace(str(ctx.base) + "/", ""))
     rep.table(f"{key}_alignment", paired.report.to_frame(), "Alignment: every input row accounted for")
     agr = ag.agreement_report(paired, cluster=cluster, **kw)
-    rep.table(f"{key}_agreement", agr.to_frame(), "Agreement" + (f", {cluster}-cluster bootstrap" if cluster else ""),
-              columns=_SHOW)
+    units = f"{cluster} clusters" if cluster else None
+    _table(rep, f"{key}_agreement", agr, "Agreement" + (f", {cluster}-cluster bootstrap" if cluster else ""),
+           columns=_SHOW, units=units)
     if cluster:
         iid = ag.cohen_kappa(paired, **kw)
         k = agr.get(statistic="cohen_kappa")
@@ -348,14 +362,14 @@ def _an_agreement(a, ctx, rep, key):
     frames = [agr.to_frame().assign(view=f"{paired.scale.k} levels")]
     if a.get("thresholds", True) and paired.scale.k > 2 and paired.scale.kind != "nominal":
         thr = ag.threshold_agreement(paired, cluster=cluster, **kw)
-        rep.table(f"{key}_thresholds", thr.to_frame(), "Agreement at every binarization threshold",
-                  columns=["split"] + _SHOW[:4])
+        _table(rep, f"{key}_thresholds", thr, "Agreement at every binarization threshold",
+               columns=["split"] + _SHOW[:4], units=units)
         tf = thr.to_frame()
         frames.append(tf.assign(view="split " + tf["split"]))
     if a.get("per_class", True) and paired.scale.k <= 10:
         pc = ag.per_class(paired, cluster=cluster, **kw)
-        rep.table(f"{key}_per_class", pc.to_frame(), "Per-class precision, recall and F1",
-                  columns=["class", "support"] + _SHOW[:4])
+        _table(rep, f"{key}_per_class", pc, "Per-class precision, recall and F1",
+               columns=["class", "support"] + _SHOW[:4], units=units)
     forest = pd.concat(frames, ignore_index=True)
     fig, ax = fg.subplots(figsize=(7, 1.2 + 0.6 * forest["view"].nunique()))
     fg.plot_forest(forest, group="view", ax=ax)             # its default statistics: kappa, AC1, PABAK
@@ -381,8 +395,9 @@ def _an_prevalence(a, ctx, rep, key):
                                  rng=ctx.seed)
     rep.text(f"Target prevalence {prev:.4f} ({where}); the measured subset has prevalence "
              f"{res.measured_prevalence:.4f}.")
-    rep.table(f"{key}_at_prevalence", res.to_frame(), "Kappa, PPV and agreement expected at the target prevalence",
-              columns=["statistic", "prevalence", "estimate", "ci_low", "ci_high"])
+    _table(rep, f"{key}_at_prevalence", res, "Kappa, PPV and agreement expected at the target prevalence",
+           columns=["statistic", "prevalence", "estimate", "ci_low", "ci_high"],
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     rep.table(f"{key}_prevalence_curve", res.curve, "Kappa and PPV versus prevalence")
     fig, ax = fg.subplots(figsize=(6.5, 4))
     fg.plot_kappa_vs_prevalence(res, ppv=True, ax=ax)
@@ -413,8 +428,8 @@ def _an_ranking(a, ctx, rep, key):
     rep.text(f"{measure} of {res.info['n_systems']} runs on {res.info['n_topics']} topics, under the reference "
              "and the candidate labels. Intervals are for the correlation over the population of topics "
              "(debiased topic bootstrap; the bias column is the bootstrap bias of the estimate).")
-    rep.table(f"{key}_rank_correlation", f, "Rank correlation of the system rankings",
-              columns=["method", "estimate", "ci_low", "ci_high", "bias", "ci_method", "n_units"])
+    _table(rep, f"{key}_rank_correlation", res, "Rank correlation of the system rankings",
+           columns=["method", "estimate", "ci_low", "ci_high", "bias", "ci_method", "n_units"], frame=f)
     sig = significance_agreement(sr, sc, measure=measure)
     rep.table(f"{key}_significance", sig[["quantity", "value", "test", "correction"]],
               "Do the pairwise significance decisions agree? (paired t-test, Holm)")
@@ -439,7 +454,7 @@ def _an_pairwise(a, ctx, rep, key):
     rep.text(f"{len(b)} judgments; {n_inv} invalid (parse failures or refusals) counted as '{invalid}'.")
     wr = pw.win_rates(b, tie_rule="all", invalid=invalid, **kw)
     wf = wr.to_frame()
-    rep.table(f"{key}_win_rates", wf, "Win rates under OpenING's four tie rules, per rater")
+    _table(rep, f"{key}_win_rates", wr, "Win rates under OpenING's four tie rules, per rater", frame=wf)
     fig, ax = fg.subplots(figsize=(7.5, 4.5))
     sub = wf[wf["judge"] == cand] if "judge" in wf.columns else wf
     fg.plot_win_rates(sub, ax=ax)
@@ -451,9 +466,9 @@ def _an_pairwise(a, ctx, rep, key):
     else:
         judge_main = judge
     ag = pw.pairwise_agreement(human, judge_main, tie_rule="all", invalid=invalid, **kw)
-    rep.table(f"{key}_agreement", ag.to_frame(), f"{cand}–{ref} agreement under each tie rule")
+    _table(rep, f"{key}_agreement", ag, f"{cand}–{ref} agreement under each tie rule")
     pb = pw.position_bias(judge, invalid=invalid, **kw)
-    rep.table(f"{key}_position_bias", pb.to_frame(), f"Position bias of {cand}")
+    _table(rep, f"{key}_position_bias", pb, f"Position bias of {cand}")
     return wr
 
 
@@ -463,7 +478,8 @@ def _an_correlation(a, ctx, rep, key):
     paired = ctx.data(a["data"])
     res = score_correlation(paired, method="all", cluster=a.get("cluster"), n_resamples=ctx.n_resamples,
                             rng=ctx.seed)
-    rep.table(f"{key}_correlation", res.to_frame(), "Item-level score correlation", columns=_SHOW)
+    _table(rep, f"{key}_correlation", res, "Item-level score correlation", columns=_SHOW,
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     return res
 
 
@@ -476,7 +492,8 @@ def _an_length_bias(a, ctx, rep, key):
     length = a.get("length", "length")
     res = length_bias(d, reference="human", candidate="judge", length=length, cluster=a.get("cluster"),
                       n_resamples=ctx.n_resamples, rng=ctx.seed)
-    rep.table(f"{key}_length_bias", res.to_frame(), "Length bias of the judge beyond the reference label")
+    _table(rep, f"{key}_length_bias", res, "Length bias of the judge beyond the reference label",
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     long = length_by_label(d, reference="human", candidate="judge", length=length)
     fig, ax = fg.subplots(figsize=(7, 4))
     fg.plot_length_by_label(d, label={"human": "human", "judge": "judge"}, length=length, ax=ax)
@@ -494,7 +511,8 @@ def _an_self_enhancement(a, ctx, rep, key):
     gen = a.get("generator", "generator")
     res = self_enhancement(d, reference="human", candidate="judge", generator=gen, own=a["own"],
                            cluster=a.get("cluster"), n_resamples=ctx.n_resamples, rng=ctx.seed)
-    rep.table(f"{key}_self_enhancement", res.to_frame(), f"Self-enhancement: judge − human gap for {a['own']}")
+    _table(rep, f"{key}_self_enhancement", res, f"Self-enhancement: judge − human gap for {a['own']}",
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     long = pd.concat([d[[gen, "human"]].rename(columns={"human": "score"}).assign(rater="human"),
                       d[[gen, "judge"]].rename(columns={"judge": "score"}).assign(rater="judge")], ignore_index=True)
     fig, ax = fg.subplots(figsize=(6.5, 4))
@@ -673,15 +691,16 @@ def _an_corrected_scores(a, ctx, rep, key):
              f"{d['n_topics']} topics under human qrels, with a {level:.0%} interval ({d['quantile']} quantile"
              + (", finite-population correction" if d["finite_population"] else "") + "); beside it: "
              + ", ".join(methods[1:]) + " (metaeval.corrected_system_scores).")
-    rep.table(f"{key}_scores", pd.concat([_with_extras(res[m], _PPI_EXTRAS) for m in methods], ignore_index=True),
-              f"Each run's mean {measure}: {', '.join(methods)}",
-              columns=["system", "statistic", "estimate", "ci_low", "ci_high", "lam", "judge_mean"])
+    _table(rep, f"{key}_scores", [e for m in methods for e in res[m]], f"Each run's mean {measure}: {', '.join(methods)}",
+           columns=["system", "statistic", "estimate", "ci_low", "ci_high", "lam", "judge_mean"], units="topics",
+           frame=pd.concat([_with_extras(res[m], _PPI_EXTRAS) for m in methods], ignore_index=True))
     rep.table(f"{key}_ranking", main.ranking.reset_index(), f"Runs ranked by the {method} estimate and by the judge alone")
-    rep.table(f"{key}_rank_correlation", main.rank_correlation.to_frame(),
-              f"The {method} ranking against the judge-only ranking", columns=["method", "estimate", "n"])
+    _table(rep, f"{key}_rank_correlation", main.rank_correlation,
+           f"The {method} ranking against the judge-only ranking, over the {len(main)} runs",
+           columns=["method", "estimate"])
     if differences:
-        rep.table(f"{key}_differences", main.differences.to_frame(), f"Every pair of runs: {method} difference",
-                  columns=["system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue"])
+        _table(rep, f"{key}_differences", main.differences, f"Every pair of runs: {method} difference",
+               columns=["system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue"], units="topics")
     rep.table(f"{key}_design", pd.DataFrame([{**d, "labelled_topics": " ".join(d["labelled_topics"])}]),
               "The design: estimator, labelled topics, interval")
     target = None if full is None else full.means()
@@ -783,8 +802,9 @@ def _an_corrected_prevalence(a, ctx, rep, key):
              f"its sensitivity is {pooled.extra.get('sensitivity', np.nan):.4f} and its specificity "
              f"{pooled.extra.get('specificity', np.nan):.4f}. Rogan-Gladen corrected prevalence and count per topic and "
              "pooled (rows without a topic), clipped to their range (metaeval.rogan_gladen_counts).")
-    rep.table(f"{key}_counts", _with_extras(rs, _RG_EXTRAS), "Corrected prevalence and count of positives per topic",
-              columns=["topic", "statistic", "positives", "total", "unclipped", "estimate", "ci_low", "ci_high"])
+    _table(rep, f"{key}_counts", rs, "Corrected prevalence and count of positives per topic",
+           columns=["topic", "statistic", "positives", "total", "unclipped", "estimate", "ci_low", "ci_high"],
+           frame=_with_extras(rs, _RG_EXTRAS))
     if a.get("original") is not None:
         orig = _dataset(ctx, a, key, "original", a["original"], ("qrels",))
         relevant = _number(ctx, a, key, "relevant", a.get("relevant", 1))
@@ -833,10 +853,10 @@ def _an_alternative_annotators(a, ctx, rep, key):
              "The alternative annotator test (Calderon, Reichart & Dror 2025; metaeval.alt_test): the judge passes "
              "when it wins against at least half of the annotators (Benjamini-Yekutieli at q = "
              f"{opts['q']:g}), at each epsilon.")
-    rep.table(f"{key}_verdict", pd.DataFrame(verdicts), "Winning rate, advantage probability and verdict per judge "
-                                                        "and epsilon",
-              columns=["judge", "epsilon", "winning_rate", "advantage_probability", "passed", "n_annotators",
-                       "n_items"])
+    rep.table(f"{key}_verdict", pd.DataFrame(verdicts), "Winning rate, advantage probability and verdict (passed) per "
+                                                        "judge and epsilon, over n_annotators annotators (the items "
+                                                        "per annotator: the next table)",
+              columns=["judge", "epsilon", "winning_rate", "advantage_probability", "passed", "n_annotators"])
     rep.table(f"{key}_annotators", pd.concat(tests, ignore_index=True), "One test per judge, epsilon and annotator",
               columns=["judge", "epsilon", "annotator", "n_items", "judge_advantage", "mean_difference", "pvalue",
                        "rejected"])
@@ -890,7 +910,8 @@ def _an_leaderboard(a, ctx, rep, key):
     rep.text(f"The leaderboard by {names[0]} ({what})" + (f" against the one by {names[1]}" if len(frames) > 1 else "")
              + ": separability, agreement with confidence and the pair-rank Brier score (Li et al. 2024; "
                "metaeval.leaderboard_metrics), intervals from an outer bootstrap.")
-    rep.table(f"{key}_metrics", rs.to_frame(), "Leaderboard meta-metrics", columns=_SHOW[:5] + ["n"])
+    _table(rep, f"{key}_metrics", rs, "Leaderboard meta-metrics", columns=_SHOW[:5] + ["n"],
+           units="topics" if "runs" in a else f"{item} values")
     boards = pd.concat([leaderboard(f, n_resamples=ctx.n_resamples, confidence_level=pair_level, rng=ctx.seed,
                                     **cols).to_frame().assign(board=name)
                         for f, name in zip(frames, names)], ignore_index=True)
