@@ -61,7 +61,7 @@ def label_set_warning_names_the_interface_test():
     ref, cand = _frames([0, 1, 2, 3], [0, 1, 5, 3])
     with interface("study", data="rmitir"), pytest.warns(me.MetaevalWarning) as rec:
         me.align(ref, cand)
-    assert 'scale = [0, 1, 2, 3] in [data.rmitir]' in str(rec[0].message)
+    assert 'set scale = [0, 1, 2, 3] and out_of_scale = "clip" or "drop" in [data.rmitir]' in str(rec[0].message)
     with interface("cli"), pytest.warns(me.MetaevalWarning) as rec:
         me.align(ref, cand)
     assert "--scale 0,1,2,3" in str(rec[0].message) and "--out-of-scale clip" in str(rec[0].message)

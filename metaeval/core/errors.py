@@ -140,6 +140,8 @@ def render(text: str, name: str | None = None) -> str:
     'set out_of_scale = "clip", "drop" or "missing" in [data.NAME] to choose a policy'
     >>> render("pass scale=(0, 1, 2, 3)", "study")
     'set scale = [0, 1, 2, 3] in [data.NAME]'
+    >>> render("pass scale=(0, 1, 2, 3) and out_of_scale='clip'", "study")
+    'set scale = [0, 1, 2, 3] and out_of_scale = "clip" in [data.NAME]'
     """
     iface, where = (_CURRENT.get() if name is None else (name, _CURRENT.get()[1] if name == current_interface() else {}))
     if iface == "python" or not text:
@@ -178,6 +180,10 @@ def render(text: str, name: str | None = None) -> str:
     out = _KEYWORD_RE.sub(repl_study, text)
     if out != text:
         out = re.sub(r"\bpass (?=[\w]+ = )", "set ", out)
+        for where_ in set(re.findall(r" (in \[data\.[^\]]*\]|in the \[\[analysis\]\] entry '[^']*'|in its \[\[analysis\]\] "
+                                     r"entry|at the top of the study file)", out)):
+            n = out.count(" " + where_)       # one section named once, after the last of its keys
+            out = out.replace(" " + where_, "", n - 1)
     return out
 
 

@@ -344,7 +344,8 @@ def infer_from_pairs(reference: ArrayLike, candidate: ArrayLike, *, names=("refe
     Warns
     -----
     MetaevalWarning
-        When a label is used by one side only.
+        When a label is used by one side only (whole-number labels only: fractional scores, such as
+        means of several samples, are not categories and do not warn).
 
     Examples
     --------
@@ -377,6 +378,10 @@ def infer_from_pairs(reference: ArrayLike, candidate: ArrayLike, *, names=("refe
         vals, inv = np.unique(x[ok], return_inverse=True)
         return {_num(v): float(n) for v, n in zip(vals, np.bincount(inv.ravel(), weights=w[ok], minlength=len(vals)))}
 
+    vals = np.concatenate([r, c])
+    vals = vals[~np.isnan(vals)]
+    if not np.all(vals == np.round(vals)):
+        return scale             # fractional scores (means of several samples): not categories to compare
     ur, uc = used(r), used(c)
     only = [(names[1], names[0], {v: n for v, n in uc.items() if v not in ur}),
             (names[0], names[1], {v: n for v, n in ur.items() if v not in uc})]
