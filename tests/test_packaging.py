@@ -30,3 +30,33 @@ def public_modules_import_by_name_test():
         mod = importlib.import_module(f"metaeval.{name}")
         assert mod is importlib.import_module(home) is getattr(metaeval, name)
         assert all(hasattr(mod, fn) for fn in mod.__all__)
+
+
+def version_has_one_home_test():
+    """Issue #20 (10): the package said 0.1.0 while the CHANGELOG described 0.2.0. The version now lives
+    only in metaeval.__version__ (pyproject reads it), and the CHANGELOG's newest entry is that version,
+    dated."""
+    import re
+
+    import metaeval
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "metaeval.__version__"}
+    assert metaeval.__version__ == "0.2.0"
+    first = next(ln for ln in (ROOT / "CHANGELOG.md").read_text().splitlines() if ln.startswith("## "))
+    m = re.match(r"## (\S+) \((\d{4}-\d{2}-\d{2})\)", first)
+    assert m and m.group(1) == metaeval.__version__, first
+
+
+def writers_have_numpydoc_sections_test():
+    """Issue #20 (10): the three public writers document what they return, raise and how to call them."""
+    from numpydoc.docscrape import FunctionDoc
+
+    import metaeval
+
+    for name in ("write_qrels", "write_run", "write_table"):
+        doc = FunctionDoc(getattr(metaeval, name))
+        for section in ("Parameters", "Returns", "Raises", "See Also", "Examples"):
+            assert doc[section], (name, section)
+        assert ">>>" in "\n".join(doc["Examples"]) and "read_" in "\n".join(doc["Examples"]) + name

@@ -424,7 +424,7 @@ def _prepare(table, w, *, level=False):
         raise InputError("table counts must be finite and non-negative")
     k = T.shape[-1]
     if isinstance(w, str) or w is None:
-        from .weights import krippendorff_weights, weight_matrix
+        from ..core.weights import krippendorff_weights, weight_matrix
 
         W = krippendorff_weights(w or "nominal", k) if level else weight_matrix(w, k)
     else:
@@ -476,7 +476,7 @@ def percent_agreement(table, w) -> AnalyticResult:
     table : array-like, shape (K, K) or (..., K, K)
         Counts (rows: reference, columns: candidate); a stack of tables gives array fields.
     w : array-like (K, K), str or None
-        Agreement weights, or a scheme name for :func:`~metaeval.agreement.weights.weight_matrix`.
+        Agreement weights, or a scheme name for :func:`~metaeval.core.weights.weight_matrix`.
 
     Returns
     -------
@@ -676,7 +676,7 @@ def krippendorff_alpha(table, w) -> AnalyticResult:
     Krippendorff's alpha of the coincidence matrix T + Tᵀ, and α = (1 − ε)·π + ε with π Scott's
     pi, so var(α̂) = (1 − ε)² var(π̂) (irrCAC reports var(π̂); see the module docstring).
 
-    Levels of measurement and weights (:func:`~metaeval.agreement.weights.krippendorff_weights`):
+    Levels of measurement and weights (:func:`~metaeval.core.weights.krippendorff_weights`):
     nominal → identity, interval → quadratic, ratio → ratio, circular → circular,
     bipolar → bipolar, each on the category values. Ordinal alpha has no fixed weight matrix and
     is refused.

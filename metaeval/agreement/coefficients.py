@@ -53,7 +53,8 @@ from ..core.resample import (
 )
 from ..core.results import Estimate, ResultSet
 from ..core.scale import Scale
-from .weights import weight_matrix
+from ..core.weights import weight_matrix
+from .analytic import DEFAULT_QUANTILE
 
 __all__ = [
     "cohen_kappa", "scott_pi", "pabak", "bennett_s", "gwet_ac1", "gwet_ac2", "observed_agreement",
@@ -290,13 +291,10 @@ def _levels(td: TableData):
 
 
 def _bound(name, weights, td: TableData, **params):
-    """Resolve a registered statistic for this table (Krippendorff's level defaults to the scale's kind)."""
-    stat = registry.get(name)
-    if stat.weights == "level" and weights is None:
-        weights = registry.default_level(td.scale.kind, td.k)
-    if stat.needs_binary:
+    """Resolve a registered statistic for this table (defaults: :func:`metaeval.core.registry.default_weights`)."""
+    if registry.get(name).needs_binary:
         _need_binary(td)
-    return registry.resolve(name, weights, **params)
+    return registry.resolve(name, weights, scale=td.scale, **params)
 
 
 def _analytic(bound, td: TableData, *, confidence_level, population_size, quantile, alternative="two-sided"):
@@ -329,7 +327,7 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
 def _analytic_weights(bound, td: TableData):
     """The agreement-weight matrix the analytic variance needs (Krippendorff: from its level)."""
     if bound.statistic.weights == "level":
-        from .weights import krippendorff_weights
+        from ..core.weights import krippendorff_weights
 
         return krippendorff_weights(bound.weights, td.k, _levels(td))
     w = bound.weight_matrix(td.k, _levels(td))
@@ -337,7 +335,7 @@ def _analytic_weights(bound, td: TableData):
 
 
 def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES,
-              confidence_level=0.95, rng=None, population_size=None, quantile="t", alternative="two-sided") -> Estimate:
+              confidence_level=0.95, rng=None, population_size=None, quantile=DEFAULT_QUANTILE, alternative="two-sided") -> Estimate:
     """One registered scalar statistic of a table, with the interval asked for."""
     bound = _bound(name, weights, td)
     if ci_method == "analytic":
@@ -442,7 +440,7 @@ def _scalar(name, x, y, table, weights, scale, cluster, strata, ci_method, n_res
 @_doc
 def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
                 ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
-                population_size=None, quantile="t") -> Estimate:
+                population_size=None, quantile=DEFAULT_QUANTILE) -> Estimate:
     """Cohen's kappa, unweighted or weighted (Cohen 1960, 1968).
 
     κ_w = (p_o − p_e)/(1 − p_e) with p_o = Σ w_ij p_ij and p_e = Σ w_ij p_i+ p_+j.
@@ -453,7 +451,7 @@ def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster
     weights : str or array (K, K), optional
         None (unweighted), a named scheme (``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"``: see
-        :func:`metaeval.agreement.weights.weight_matrix`) or a K×K agreement-weight matrix.
+        :func:`metaeval.core.weights.weight_matrix`) or a K×K agreement-weight matrix.
 
     Returns
     -------
@@ -489,7 +487,7 @@ def cohen_kappa(x=None, y=None, *, table=None, weights=None, scale=None, cluster
 @_doc
 def scott_pi(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
              ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
-             population_size=None, quantile="t") -> Estimate:
+             population_size=None, quantile=DEFAULT_QUANTILE) -> Estimate:
     """Scott's pi: chance agreement from the pooled margins, p_e = Σ w_ij π_i π_j, π = (p_i+ + p_+i)/2.
 
     Parameters
@@ -519,7 +517,7 @@ def scott_pi(x=None, y=None, *, table=None, weights=None, scale=None, cluster=No
 @_doc
 def bennett_s(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
               ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
-              population_size=None, quantile="t") -> Estimate:
+              population_size=None, quantile=DEFAULT_QUANTILE) -> Estimate:
     """Bennett–Alpert–Goldstein S = Brennan–Prediger coefficient: p_e = Σ w_ij / K².
 
     Unweighted this is (K p_o − 1)/(K − 1); for K = 2, PABAK = 2 p_o − 1 (Byrt et al. 1993).
@@ -553,7 +551,7 @@ def bennett_s(x=None, y=None, *, table=None, weights=None, scale=None, cluster=N
 @_doc
 def pabak(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
           n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None, population_size=None,
-          quantile="t") -> Estimate:
+          quantile=DEFAULT_QUANTILE) -> Estimate:
     """Prevalence- and bias-adjusted kappa, (K p_o − 1)/(K − 1) (Byrt, Bishop & Carlin 1993).
 
     For two classes 2 p_o − 1; on K classes it equals the unweighted Brennan–Prediger S.
@@ -583,7 +581,7 @@ def pabak(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, 
 @_doc
 def gwet_ac1(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None, ci_method=DEFAULT_CI_METHOD,
              n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None, population_size=None,
-             quantile="t") -> Estimate:
+             quantile=DEFAULT_QUANTILE) -> Estimate:
     """Gwet's AC1: p_e = Σ_k π_k (1 − π_k)/(K − 1), π_k = (p_k+ + p_+k)/2 (Gwet 2008).
 
     Parameters
@@ -610,18 +608,18 @@ def gwet_ac1(x=None, y=None, *, table=None, scale=None, cluster=None, strata=Non
 
 
 @_doc
-def gwet_ac2(x=None, y=None, *, table=None, weights="quadratic", scale=None, cluster=None, strata=None,
+def gwet_ac2(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
              ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95, rng=None,
-             population_size=None, quantile="t") -> Estimate:
+             population_size=None, quantile=DEFAULT_QUANTILE) -> Estimate:
     """Gwet's AC2 (weighted AC1): p_e = T_w/(K(K − 1)) Σ_k π_k(1 − π_k), T_w = Σ w_ij (Gwet 2014).
 
     Parameters
     ----------
     {params}
-    weights : str or array (K, K)
-        Agreement weights by name or matrix; quadratic by default, also when None is passed (the
-        registry's declared default, so that every consumer of ``"gwet_ac2"`` uses the same
-        weights); ``"identity"`` gives AC1.
+    weights : str or array (K, K), optional
+        Agreement weights by name or matrix; None (the default) means the registry's declared
+        default, quadratic, so that every consumer of ``"gwet_ac2"`` uses the same weights;
+        ``"identity"`` gives AC1.
 
     Returns
     -------
@@ -645,7 +643,7 @@ def gwet_ac2(x=None, y=None, *, table=None, weights="quadratic", scale=None, clu
 @_doc
 def observed_agreement(x=None, y=None, *, table=None, weights=None, scale=None, cluster=None, strata=None,
                        ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
-                       rng=None, population_size=None, quantile="t") -> Estimate:
+                       rng=None, population_size=None, quantile=DEFAULT_QUANTILE) -> Estimate:
     """Observed (weighted) agreement p_o = Σ w_ij p_ij.
 
     Parameters
@@ -1071,7 +1069,7 @@ def _report_bounds(td: TableData):
 @_doc
 def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, strata=None,
                      ci_method=DEFAULT_CI_METHOD, n_resamples=DEFAULT_N_RESAMPLES, confidence_level=0.95,
-                     rng=None, population_size=None, quantile="t") -> ResultSet:
+                     rng=None, population_size=None, quantile=DEFAULT_QUANTILE) -> ResultSet:
     """Every agreement coefficient side by side, from one set of replicates.
 
     Observed agreement, Cohen's kappa (and weighted kappas on ordinal scales), Scott's pi, PABAK,

@@ -124,13 +124,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError, MetaevalWarning, UndefinedStatisticWarning
-from ..core.registry import UNDEFINED_PE_TOL, Statistic, get, register
+from ..core.registry import UNDEFINED_PE_TOL, Statistic, default_weights, get, register
 from ..core.resample import DEFAULT_CI_METHOD, DEFAULT_N_RESAMPLES, Units, _user_stacklevel, bootstrap
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..core.scale import Scale
 from ..core.tables import as_counts
+from ..core.weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
 from .analytic import DEFAULT_QUANTILE, analytic_estimate
 from .kernels import alpha_from_coincidence, chance_corrected
-from .weights import WEIGHT_SCHEMES, krippendorff_weights, weight_matrix
 
 __all__ = ["rater_agreement", "fleiss_kappa", "conger_kappa", "krippendorff_alpha", "RaterData", "WideLabels", "wide_labels",
            "prepare_ratings", "sufficient_statistics", "MULTIRATER_STATISTICS"]
@@ -1001,7 +1002,7 @@ def krippendorff_analytic(data: RaterData, w) -> RaterAnalytic:
     ----------
     data : RaterData
     w : array-like (K, K)
-        Agreement weights (:func:`metaeval.agreement.weights.krippendorff_weights` for a level).
+        Agreement weights (:func:`metaeval.core.weights.krippendorff_weights` for a level).
 
     Returns
     -------
@@ -1501,7 +1502,7 @@ def conger_kappa(ratings=None, *, item: str | None = None, rater: str | None = N
 conger_kappa.__doc__ = conger_kappa.__doc__ % {"params": _PARAMS_DOC, "weights": _weights_doc()}
 
 
-def krippendorff_alpha(ratings=None, *, level: str = "nominal", weights=None, item: str | None = None,
+def krippendorff_alpha(ratings=None, *, level: str | None = None, weights=None, item: str | None = None,
                        rater: str | None = None, value: str | None = None, value_counts=None, coincidence=None,
                        levels: Sequence | None = None, cluster=None, population_size: float | None = None,
                        ci_method: str | None = DEFAULT_CI_METHOD, quantile: str = DEFAULT_QUANTILE, n_resamples: int = DEFAULT_N_RESAMPLES,
@@ -1516,8 +1517,11 @@ def krippendorff_alpha(ratings=None, *, level: str = "nominal", weights=None, it
     Parameters
     ----------
     %(params)s
-    level : {"nominal", "ordinal", "interval", "ratio", "circular", "bipolar"}
-        Krippendorff's level of measurement (the distance metric).
+    level : {"nominal", "ordinal", "interval", "ratio", "circular", "bipolar"}, optional
+        Krippendorff's level of measurement (the distance metric). Default (None): the registry's
+        rule, :func:`metaeval.core.registry.default_weights` — the kind of the labels' scale when
+        ``ratings`` is a :class:`~metaeval.Paired` with more than two levels (ordinal for graded
+        relevance, as ``agreement_report`` and ``agreement_difference`` use), nominal otherwise.
     %(weights)s
         Instead of ``level``: alpha with the distance 1 − w (irrCAC's ``krippen.alpha.raw``
         ``weights=``); ``"quadratic"`` is the interval metric, ``"ratio"`` the ratio metric.
@@ -1577,11 +1581,21 @@ def krippendorff_alpha(ratings=None, *, level: str = "nominal", weights=None, it
     >>> est = metaeval.krippendorff_alpha(units, ci_method="analytic")
     >>> round(est.se, 5), est.n
     (0.14557, 11)
+
+    A :class:`~metaeval.Paired` on an ordinal scale gets ordinal alpha, as in ``agreement_report``:
+
+    >>> d = metaeval.datasets.load("trec_dl_like")
+    >>> p = metaeval.align(d.qrels_human, d.qrels_judge)
+    >>> metaeval.krippendorff_alpha(p, ci_method=None).statistic
+    'krippendorff_alpha_ordinal'
     """
-    if level not in LEVELS:
+    if level is not None and level not in LEVELS:
         raise InputError(f"level must be one of {LEVELS}, got {level!r}")
-    if weights is not None and level != "nominal":
+    if weights is not None and level not in (None, "nominal"):
         raise InputError("pass either level= or weights=, not both")
+    if level is None:
+        scale = getattr(ratings, "scale", None)
+        level = default_weights("krippendorff_alpha", scale if isinstance(scale, Scale) else None)
     if coincidence is not None:
         if ratings is not None or value_counts is not None:
             raise InputError("pass either ratings, value_counts= or coincidence=")

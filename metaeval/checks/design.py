@@ -434,7 +434,7 @@ def kappa_variance_unit(table, weights=None) -> float:
     that var(κ̂) ≈ kappa_variance_unit / N. Equals statsmodels' ``cohens_kappa(...).var_kappa × N``.
     """
     from ..agreement import analytic
-    from ..agreement.weights import weight_matrix
+    from ..core.weights import weight_matrix
 
     p = as_counts(table, name="table", integer=False)
     p = p / p.sum()

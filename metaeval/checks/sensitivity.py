@@ -345,8 +345,6 @@ def table_statistic(statistic, scale: Scale, **kwargs):
         weights = kwargs.pop("level", weights)
     if weights is None:
         weights = suffix                           # a suffixed name is an explicit choice
-    if weights is None and stat.weights == "level":
-        weights = registry.default_level(scale.kind, scale.k)
     if stat.needs_binary and scale.k != 2:
         raise InputError(f"{stat.name} needs binary labels, got {scale.k} levels")
     params = {p: kwargs.pop(p) for p in stat.params if p in kwargs}
@@ -354,7 +352,7 @@ def table_statistic(statistic, scale: Scale, **kwargs):
         raise TypeError(f"{stat.name} got unexpected keyword(s) {sorted(kwargs)}")
     if "prevalence" in params:
         params["prevalence"] = tuple(np.atleast_1d(np.asarray(params["prevalence"], dtype=float)))
-    bound = registry.resolve(stat.name, weights, **params)
+    bound = registry.resolve(stat.name, weights, scale=scale, **params)
     try:
         levels = np.asarray(scale.levels, dtype=float)
     except (TypeError, ValueError):

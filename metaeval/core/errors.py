@@ -1,8 +1,191 @@
-"""Error and warning types of metaeval."""
+"""Error and warning types of metaeval, and the interface their fixes are written for.
+
+A fix names an option the way the user sets it: ``out_of_scale='clip'`` (the keyword) in Python,
+``--out-of-scale clip`` (the flag) on the command line, ``out_of_scale = "clip"`` (the key, in its
+``[data.NAME]`` section) in a study file. Messages are written once, with Python keywords; the
+interface in use (:func:`interface`, a context variable that the command line and the study runner
+set) rewrites them through one table, :data:`OPTIONS` (:func:`render`). An :class:`InputError` is
+rendered when it is raised, so the message says what to change where the user works.
+"""
 
 from __future__ import annotations
 
-__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning"]
+import contextlib
+import contextvars
+import re
+
+__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning", "OPTIONS",
+           "interface", "current_interface", "render"]
+
+#: Every option a fix may name: the library's keyword → (the command line's flag, the study file's key,
+#: where that key lives in a study: ``"data"`` the ``[data.NAME]`` section, ``"analysis"`` the
+#: ``[[analysis]]`` entry, ``"study"`` the top of the file; None: not a study key).
+OPTIONS: dict[str, tuple[str, str | None, str | None]] = {
+    "on": ("--on", "on", "data"), "item": ("--on", "on", "data"), "label": ("--label", "label", "data"),
+    "scale": ("--scale", "scale", "data"), "out_of_scale": ("--out-of-scale", "out_of_scale", "data"),
+    "duplicates": ("--duplicates", "duplicates", "data"), "refusal_flag": ("--refusal-flag", "refusal_flag", "data"),
+    "refusals": ("--refusals", "refusals", "data"), "unjudged": ("--unjudged", "unjudged", "data"),
+    "engine": ("--engine", "engine", "data"), "cluster": ("--cluster", "cluster", "analysis"),
+    "n_resamples": ("--n-resamples", "n_resamples", "study"), "seed": ("--seed", "seed", "study"),
+    "rng": ("--seed", "seed", "study"), "ci_method": ("--ci-method", "ci_method", "analysis"),
+}
+
+_INTERFACES = ("python", "cli", "study")
+_CURRENT: contextvars.ContextVar[tuple[str, dict]] = contextvars.ContextVar("metaeval_interface",
+                                                                             default=("python", {}))
+_QUOTED = r"(?:'[^']*'|\"[^\"]*\")"
+_KEYWORD_RE = re.compile(
+    r"(?<![\w.\-])(?P<kw>" + "|".join(sorted(OPTIONS, key=len, reverse=True)) + r")="
+    r"(?:\((?P<tup>[^()]*)\)|(?P<q>" + _QUOTED + r")(?P<alts>(?:,\s*" + _QUOTED + r"|\s+or\s+" + _QUOTED + r")*)"
+    r"|(?P<bare>[\w.\-]+))?")
+
+
+@contextlib.contextmanager
+def interface(name: str, **where):
+    """Write the fixes of the messages raised inside for one interface.
+
+    Parameters
+    ----------
+    name : {"python", "cli", "study"}
+        Who the user is talking to: the Python library (keywords), the command line (flags) or a
+        study file (TOML keys).
+    **where
+        For a study: ``data="NAME"`` while the data set ``[data.NAME]`` loads, ``analysis="NAME"``
+        while an analysis runs (named in the fix next to the key).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from metaeval.core.errors import InputError, interface
+    >>> with interface("study", data="llmjudge"):
+    ...     print(InputError("label 5 is outside the scale", fix="pass out_of_scale='clip' or 'drop'").fix)
+    set out_of_scale = "clip" or "drop" in [data.llmjudge]
+    """
+    if name not in _INTERFACES:
+        raise ValueError(f"interface must be one of {_INTERFACES}, got {name!r}")
+    outer = _CURRENT.get()
+    if name == outer[0]:
+        where = {**outer[1], **where}
+    token = _CURRENT.set((name, where))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_interface() -> str:
+    """The interface messages are written for now: ``"python"`` unless :func:`interface` says otherwise.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from metaeval.core.errors import current_interface, interface
+    >>> with interface("cli"):
+    ...     current_interface()
+    'cli'
+    >>> current_interface()
+    'python'
+    """
+    return _CURRENT.get()[0]
+
+
+def _values(m) -> list[str]:
+    if m.group("tup") is not None:
+        return [v.strip().strip("'\"") for v in m.group("tup").split(",") if v.strip()]
+    if m.group("q") is not None:
+        return [m.group("q")[1:-1]]
+    return [m.group("bare")] if m.group("bare") else []
+
+
+def _toml(v: str) -> str:
+    try:
+        float(v)
+        return v
+    except ValueError:
+        return "true" if v == "True" else "false" if v == "False" else f'"{v}"'
+
+
+def render(text: str, name: str | None = None) -> str:
+    """A message with its Python keywords written for the interface in use.
+
+    Parameters
+    ----------
+    text : str
+        A message written with the library's keywords (``pass out_of_scale='clip'``).
+    name : {"python", "cli", "study"}, optional
+        The interface (default: the current one, :func:`interface`).
+
+    Returns
+    -------
+    str
+        Python: unchanged. Command line: each ``keyword=value`` of :data:`OPTIONS` as ``--flag value``
+        (tuples as comma-separated values, quotes removed). Study: ``key = value`` in TOML syntax,
+        followed by the section it belongs in; a leading "pass" becomes "set". Keywords that are not
+        options of that interface stay as they are.
+
+    Examples
+    --------
+    >>> from metaeval.core.errors import render
+    >>> render("Fix: pass out_of_scale='clip', 'drop' or 'missing' to choose a policy", "cli")
+    'Fix: pass --out-of-scale clip, drop or missing to choose a policy'
+    >>> render("columns qid, docno, rel: pass on=('qid', 'docno'), label='rel'", "cli")
+    'columns qid, docno, rel: pass --on qid,docno --label rel'
+    >>> render("pass out_of_scale='clip', 'drop' or 'missing' to choose a policy", "study")
+    'set out_of_scale = "clip", "drop" or "missing" in [data.NAME] to choose a policy'
+    >>> render("pass scale=(0, 1, 2, 3)", "study")
+    'set scale = [0, 1, 2, 3] in [data.NAME]'
+    >>> render("pass scale=(0, 1, 2, 3) and out_of_scale='clip'", "study")
+    'set scale = [0, 1, 2, 3] and out_of_scale = "clip" in [data.NAME]'
+    """
+    iface, where = (_CURRENT.get() if name is None else (name, _CURRENT.get()[1] if name == current_interface() else {}))
+    if iface == "python" or not text:
+        return text
+    if iface == "cli":
+        def repl(m):
+            flag = OPTIONS[m.group("kw")][0]
+            if m.group("tup") is not None:
+                value = ",".join(_values(m))
+            elif m.group("q") is not None:
+                value = m.group("q")[1:-1] + re.sub(r"['\"]", "", m.group("alts") or "")
+            else:
+                value = m.group("bare") or ""
+            return f"{flag} {value}" if value else flag
+
+        out = _KEYWORD_RE.sub(repl, text)
+        return re.sub(r"(--[\w-]+ [^\s,]+(?:,[^\s,]+)*), (?=--)", r"\1 ", out)
+
+    def repl_study(m):
+        _, key, place = OPTIONS[m.group("kw")]
+        if key is None:
+            return m.group(0)
+        if m.group("tup") is not None:
+            value = "[" + ", ".join(_toml(v) for v in _values(m)) + "]"
+        elif m.group("q") is not None:
+            alts = re.sub(r"'([^']*)'", r'"\1"', m.group("alts") or "")
+            value = _toml(m.group("q")[1:-1]) + alts
+        else:
+            value = _toml(m.group("bare")) if m.group("bare") else "..."
+        section = {"data": f"[data.{where.get('data', 'NAME')}]",
+                   "analysis": (f"the [[analysis]] entry {where['analysis']!r}" if "analysis" in where
+                                else "its [[analysis]] entry"),
+                   "study": None}[place]
+        return f"{key} = {value} " + (f"in {section}" if section else "at the top of the study file")
+
+    out = _KEYWORD_RE.sub(repl_study, text)
+    if out != text:
+        out = re.sub(r"\bpass (?=[\w]+ = )", "set ", out)
+        for where_ in set(re.findall(r" (in \[data\.[^\]]*\]|in the \[\[analysis\]\] entry '[^']*'|in its \[\[analysis\]\] "
+                                     r"entry|at the top of the study file)", out)):
+            n = out.count(" " + where_)       # one section named once, after the last of its keys
+            out = out.replace(" " + where_, "", n - 1)
+    return out
+
 
 
 def _shorten(text: str, width: int = 80) -> str:
@@ -26,7 +209,8 @@ class InputError(ValueError):
     expected : str, optional
         What was expected there.
     fix : str, optional
-        How to fix it.
+        How to fix it, with the library's keywords (``pass out_of_scale='clip'``): written for the
+        interface in use (:func:`render`).
 
     Attributes
     ----------
@@ -50,12 +234,13 @@ class InputError(ValueError):
     """
 
     def __init__(self, problem: str, *, source=None, line=None, text=None, expected=None, fix=None):
-        self.problem = problem
+        # written for the interface in use when it is raised (Python keywords, CLI flags, study keys)
+        self.problem = render(problem)
         self.source = None if source is None else str(source)
         self.line = line
         self.text = None if text is None else _shorten(str(text))
-        self.expected = expected
-        self.fix = fix
+        self.expected = None if expected is None else render(expected)
+        self.fix = None if fix is None else render(fix)
         super().__init__(self._message())
 
     def _message(self) -> str:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["Statistic", "BoundStatistic", "Label", "METHOD_LABELS", "display_label", "register", "get", "parse",
-           "resolve", "default_level", "names", "statistics", "UNDEFINED_PE_TOL"]
+           "resolve", "default_weights", "default_level", "names", "statistics", "UNDEFINED_PE_TOL"]
 
 #: Chance agreement within this distance of 1 makes a chance-corrected coefficient undefined
 #: (κ = (p_o − p_e)/(1 − p_e) with a zero denominator). One tolerance for the whole package.
@@ -77,12 +77,13 @@ class Statistic:
         vectorized over b (the resampling engine passes thousands of replicates at once).
     weights : {"agreement", "level"} or None
         What the statistic's weights are: agreement weights (a K×K matrix or a named scheme of
-        :func:`metaeval.agreement.weights.weight_matrix`), a level of measurement (Krippendorff's
+        :func:`metaeval.core.weights.weight_matrix`), a level of measurement (Krippendorff's
         alpha: nominal, ordinal, interval, ratio), or None when it takes none.
     default_weights : str or None
         The weights used when none are given (``"identity"`` for Cohen's kappa, ``"quadratic"`` for
-        Gwet's AC2; for Krippendorff's alpha, consumers that know the scale use its kind,
-        :func:`default_level`, and ``"nominal"`` otherwise).
+        Gwet's AC2, ``"nominal"`` for Krippendorff's alpha). For a statistic whose weights are a
+        level of measurement, the scale's kind replaces it when the scale is known
+        (:func:`default_weights`, the one rule every consumer applies).
     analytic : str or None
         ``"module:function"`` of the analytic variance ``f(table, w) -> AnalyticResult`` (see
         :mod:`metaeval.agreement.analytic`), or None when only resampling gives an interval.
@@ -217,7 +218,7 @@ class BoundStatistic:
         """The K×K agreement weights (None for statistics without agreement weights)."""
         if self.statistic.weights != "agreement":
             return None
-        from ..agreement.weights import weight_matrix
+        from .weights import weight_matrix
 
         return weight_matrix(self.weights, k, levels)
 
@@ -317,7 +318,7 @@ def get(name: str) -> Statistic:
         raise ValueError(f"unknown statistic {name!r}{hint}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
-def resolve(name: str, weights=None, **params) -> BoundStatistic:
+def resolve(name: str, weights=None, *, scale=None, **params) -> BoundStatistic:
     """A statistic with its weights, from a plain or suffixed name.
 
     Parameters
@@ -325,7 +326,11 @@ def resolve(name: str, weights=None, **params) -> BoundStatistic:
     name : str
         ``"cohen_kappa"``, ``"cohen_kappa_linear"``, ``"gwet_ac2"``, ``"krippendorff_alpha_ordinal"`` ...
     weights : str or array, optional
-        Overrides the suffix. When neither is given the declaration's default applies.
+        Overrides the suffix. When neither is given the default applies: :func:`default_weights`
+        of the declaration and the scale.
+    scale : Scale, optional
+        The labels' scale (its ``kind`` and ``k``), which sets the default level of measurement of
+        Krippendorff's alpha. Every consumer that knows the scale passes it here.
     **params
         Parameters of parameterized statistics (e.g. ``prevalence=`` of ``kappa_at_prevalence``).
 
@@ -340,6 +345,9 @@ def resolve(name: str, weights=None, **params) -> BoundStatistic:
     'interval'
     >>> registry.resolve("cohen_kappa").name
     'cohen_kappa'
+    >>> from metaeval import Scale
+    >>> registry.resolve("krippendorff_alpha", scale=Scale((0, 1, 2, 3), kind="ordinal")).name
+    'krippendorff_alpha_ordinal'
     """
     stat, suffix = parse(name)
     if weights is None:
@@ -349,7 +357,7 @@ def resolve(name: str, weights=None, **params) -> BoundStatistic:
             raise ValueError(f"{stat.name} takes no weights, got {weights!r}")
         weights = None
     elif weights is None:
-        weights = stat.default_weights
+        weights = default_weights(stat, scale)
     missing = [p for p in stat.params if p not in params]
     if missing:
         raise ValueError(f"{stat.name} needs {', '.join(f'{p}=' for p in missing)}")
@@ -383,6 +391,41 @@ def parse(name: str) -> tuple[Statistic, str | None]:
         if name.startswith(cand + "_") and _REGISTRY[cand].weights is not None:
             return _REGISTRY[cand], name[len(cand) + 1:]
     return get(name), None  # raises with the list of names
+
+
+def default_weights(statistic: Statistic | str, scale=None):
+    """The weights a statistic uses when none are given: the one rule for every entry point.
+
+    The declaration's ``default_weights``, except for a statistic whose weights are a level of
+    measurement (Krippendorff's alpha): there the scale's kind when the scale is known
+    (:func:`default_level`), so that ``metaeval.krippendorff_alpha(paired)``, ``agreement_report``,
+    ``agreement_by``, ``agreement_difference``, ``judge_panel``, ``sensitivity`` and study files give
+    the same alpha for the same labels.
+
+    Parameters
+    ----------
+    statistic : Statistic or str
+        A declaration or its exact name.
+    scale : Scale, optional
+        The labels' scale (anything with ``kind`` and ``k``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from metaeval import Scale
+    >>> from metaeval.core import registry
+    >>> registry.default_weights("gwet_ac2"), registry.default_weights("krippendorff_alpha")
+    ('quadratic', 'nominal')
+    >>> registry.default_weights("krippendorff_alpha", Scale((0, 1, 2, 3), kind="ordinal"))
+    'ordinal'
+    """
+    stat = get(statistic) if isinstance(statistic, str) else statistic
+    if stat.weights == "level" and scale is not None:
+        return default_level(getattr(scale, "kind", None), int(scale.k))
+    return stat.default_weights
 
 
 def default_level(kind: str | None, k: int) -> str:

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 
-__all__ = ["Scale"]
+__all__ = ["Scale", "infer_from_pairs"]
 
 _KINDS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -315,3 +315,92 @@ def _num(v):
 
 def _fmt(v) -> str:
     return str(_num(v)) if isinstance(v, (int, float, np.integer, np.floating)) else str(v)
+
+
+def infer_from_pairs(reference: ArrayLike, candidate: ArrayLike, *, names=("reference", "candidate"),
+                     counts: ArrayLike | None = None) -> Scale:
+    """The scale of aligned pairs when none was declared, with a warning when the two sides' label sets differ.
+
+    Without a declared scale every label seen becomes a level, so a label only one side uses (an
+    out-of-range 5 of a judge on a 0–3 scale, a grade the judge never gives) silently becomes its own
+    category. This warns, naming the labels only one side uses, how many pairs carry each, and the
+    fix: declare the scale (``scale=`` in Python, ``--scale`` on the command line, ``scale = [...]``
+    in the study's ``[data.NAME]`` section), with ``out_of_scale=`` for the labels outside it.
+
+    Parameters
+    ----------
+    reference, candidate : array-like of numbers
+        The two sides' labels of the aligned pairs (NaN: no label).
+    names : (str, str)
+        The two sides' names, as the alignment report names them.
+    counts : array-like, optional
+        How many pairs each entry stands for (the DuckDB and Spark engines pass label-pair counts).
+
+    Returns
+    -------
+    Scale
+        :meth:`Scale.infer` of both sides (an ordinal scale of every label seen).
+
+    Warns
+    -----
+    MetaevalWarning
+        When a label is used by one side only (whole-number labels only: fractional scores, such as
+        means of several samples, are not categories and do not warn).
+
+    Examples
+    --------
+    LLMJudge's RMITIR-llama70B labels two passages 5 on the 0–3 scale:
+
+    >>> import warnings
+    >>> from metaeval.core.scale import infer_from_pairs
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     sc = infer_from_pairs([0, 1, 2, 3, 3], [0, 1, 5, 5, 3], names=("human", "judge"))
+    >>> sc.levels
+    (0, 1, 2, 3, 5)
+    >>> print(w[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    no scale was declared, so the labels seen make the scale (0, 1, 2, 3, 5) and a label only one side
+    uses is a category of its own: judge uses 5 (2 pairs), which human never uses; human uses 2
+    (1 pair), which judge never uses. Fix: if the levels are those of human, pass scale=(0, 1, 2, 3) and
+    out_of_scale='clip' or 'drop' for the labels outside it
+    """
+    import warnings
+
+    from .errors import MetaevalWarning, render
+
+    r = np.asarray(reference, dtype=float).ravel()
+    c = np.asarray(candidate, dtype=float).ravel()
+    scale = Scale.infer(r, c)
+    w = np.ones(len(r)) if counts is None else np.asarray(counts, dtype=float).ravel()
+
+    def used(x):
+        ok = ~np.isnan(x)
+        vals, inv = np.unique(x[ok], return_inverse=True)
+        return {_num(v): float(n) for v, n in zip(vals, np.bincount(inv.ravel(), weights=w[ok], minlength=len(vals)))}
+
+    vals = np.concatenate([r, c])
+    vals = vals[~np.isnan(vals)]
+    if not np.all(vals == np.round(vals)):
+        return scale             # fractional scores (means of several samples): not categories to compare
+    ur, uc = used(r), used(c)
+    only = [(names[1], names[0], {v: n for v, n in uc.items() if v not in ur}),
+            (names[0], names[1], {v: n for v, n in ur.items() if v not in uc})]
+    parts = []
+    for side, other, labels in only:
+        if labels:
+            which = ", ".join(f"{v} ({int(n)} pair{'s' if n != 1 else ''})" for v, n in sorted(labels.items()))
+            parts.append(f"{side} uses {which}, which {other} never uses")
+    if not parts or not ur:
+        return scale
+    ref_levels = tuple(sorted(ur))
+    if only[0][2] and len(ref_levels) >= 2:
+        fix = (f"if the levels are those of {names[0]}, pass scale={ref_levels!r} and out_of_scale='clip' or 'drop' "
+               "for the labels outside it")
+    else:
+        fix = f"declare the levels both sides may use: pass scale={scale.levels!r}"
+    msg = (f"no scale was declared, so the labels seen make the scale {scale.levels!r} and a label only one side uses "
+           f"is a category of its own: {'; '.join(parts)}. Fix: {fix}")
+    from .resample import _user_stacklevel
+
+    warnings.warn(render(msg), MetaevalWarning, stacklevel=_user_stacklevel())
+    return scale

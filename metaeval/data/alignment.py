@@ -35,7 +35,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, MetaevalWarning
-from ..core.scale import Scale
+from ..core.scale import Scale, infer_from_pairs
 
 __all__ = ["align", "Paired", "PairedTables", "AlignmentReport", "FATES"]
 
@@ -1509,7 +1509,7 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
             examples[side] = [tuple(str(uniques[j][codes[si][j][i]]) for j in range(len(on)))
                               for i in np.flatnonzero(fate == _F["unmatched"])[:3]]
     if scale is None:
-        scale = Scale.infer(data["reference"], data["candidate"]) if len(data) else Scale((0, 1))
+        scale = infer_from_pairs(data["reference"], data["candidate"], names=names) if len(data) else Scale((0, 1))
     report = AlignmentReport(
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),

@@ -1293,9 +1293,30 @@ def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike) -> None:
     ----------
     qrels : pandas.DataFrame
         ``query_id, doc_id, relevance`` (as :func:`read_qrels` returns).
-    path : path
+    path : str or os.PathLike
         The file; its folder is created. A ``.gz`` file is written with no name and time stamp in
         its header, so the bytes are the same on every run.
+
+    Returns
+    -------
+    None
+        The file is written; nothing is returned.
+
+    Raises
+    ------
+    InputError
+        When ``qrels`` lacks one of the columns ``query_id``, ``doc_id``, ``relevance`` (the
+        message names the missing column).
+
+    See Also
+    --------
+    read_qrels : reads the file back.
+    write_run, write_table : the other writers.
+
+    Notes
+    -----
+    Relevance labels are written as integers (``int(label)``), with ``0`` in the iteration column,
+    one line per row in the frame's order.
 
     References
     ----------
@@ -1305,10 +1326,14 @@ def write_qrels(qrels: pd.DataFrame, path: str | os.PathLike) -> None:
     Examples
     --------
     >>> import pandas as pd, tempfile, pathlib
+    >>> from metaeval import read_qrels, write_qrels
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
-    >>> write_qrels(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d7"], "relevance": [2]}), p)
+    >>> q = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d7", "d9"], "relevance": [2, 0]})
+    >>> write_qrels(q, p)
     >>> p.read_text()
-    'q1 0 d7 2\\n'
+    'q1 0 d7 2\\nq1 0 d9 0\\n'
+    >>> read_qrels(p)[["query_id", "doc_id", "relevance"]].equals(q)
+    True
     """
     _require_columns(qrels, ["query_id", "doc_id", "relevance"], "<DataFrame>", "qrels")
     fh, extra = _open_text_out(path)
@@ -1327,9 +1352,30 @@ def write_run(run: pd.DataFrame, path: str | os.PathLike) -> None:
     ----------
     run : pandas.DataFrame
         ``query_id, doc_id, rank, score, run_id`` (as :func:`read_run` returns).
-    path : path
+    path : str or os.PathLike
         The file; its folder is created. Scores are written with ``repr`` (the shortest text that
-        reads back to the same float).
+        reads back to the same float). A name ending in ``.gz`` writes a gzipped file with no name
+        and time stamp in its header.
+
+    Returns
+    -------
+    None
+        The file is written; nothing is returned.
+
+    Raises
+    ------
+    InputError
+        When ``run`` lacks one of the columns ``query_id``, ``doc_id``, ``rank``, ``score``,
+        ``run_id``.
+
+    See Also
+    --------
+    read_run : reads the file back.
+    write_qrels, write_table : the other writers.
+
+    Notes
+    -----
+    Rows are written in the frame's order with the ranks given (not recomputed from the scores).
 
     References
     ----------
@@ -1338,11 +1384,14 @@ def write_run(run: pd.DataFrame, path: str | os.PathLike) -> None:
     Examples
     --------
     >>> import pandas as pd, tempfile, pathlib
+    >>> from metaeval import read_run, write_run
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "run.txt"
-    >>> write_run(pd.DataFrame({"query_id": ["q1"], "doc_id": ["d7"], "rank": [1], "score": [12.5],
-    ...                         "run_id": ["bm25"]}), p)
+    >>> write_run(pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d7", "d9"], "rank": [1, 2],
+    ...                         "score": [12.5, 0.1], "run_id": ["bm25", "bm25"]}), p)
     >>> p.read_text()
-    'q1 Q0 d7 1 12.5 bm25\\n'
+    'q1 Q0 d7 1 12.5 bm25\\nq1 Q0 d9 2 0.1 bm25\\n'
+    >>> read_run(p)["score"].tolist()
+    [12.5, 0.1]
     """
     _require_columns(run, ["query_id", "doc_id", "rank", "score", "run_id"], "<DataFrame>", "a run")
     fh, extra = _open_text_out(path)
@@ -1361,10 +1410,31 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, float_format: str 
     ----------
     df : pandas.DataFrame
         The table (the index is not written).
-    path : path
+    path : str or os.PathLike
         The file; ``.csv``, ``.tsv``, ``.json``, ``.jsonl`` or ``.parquet``. Its folder is created.
     float_format : str
         printf format of floats in CSV/TSV (JSON keeps 10 significant digits).
+
+    Returns
+    -------
+    None
+        The file is written; nothing is returned.
+
+    Raises
+    ------
+    InputError
+        When the extension names no table format.
+
+    See Also
+    --------
+    read_judgments : reads CSV, TSV, JSON, JSONL and Parquet tables of labels.
+    write_qrels, write_run : the TREC writers.
+
+    Notes
+    -----
+    Line endings are ``\\n`` on every platform, JSON is written as a list of records (JSONL one
+    record a line), and a Parquet file carries no pandas ``attrs`` (a reader's line numbers), so
+    the bytes depend only on the table.
 
     References
     ----------
@@ -1374,14 +1444,23 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, float_format: str 
     Examples
     --------
     >>> import pandas as pd, tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
-    >>> write_table(pd.DataFrame({"statistic": ["kappa"], "estimate": [2 / 3]}), p)
-    >>> p.read_text()
+    >>> from metaeval import write_table
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> t = pd.DataFrame({"statistic": ["kappa"], "estimate": [2 / 3]})
+    >>> write_table(t, folder / "t.csv")
+    >>> (folder / "t.csv").read_text()
     'statistic,estimate\\nkappa,0.6666666667\\n'
+    >>> write_table(t, folder / "t.jsonl")
+    >>> (folder / "t.jsonl").read_text()
+    '{"statistic":"kappa","estimate":0.6666666667}\\n'
     """
     path = Path(path)
+    try:
+        fmt = _table_format(str(path), None)
+    except InputError:
+        raise InputError(f"cannot tell the table format from the file name {path.name!r}", source=str(path),
+                         expected="a name ending in .csv, .tsv, .json, .jsonl or .parquet") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    fmt = _table_format(str(path), None)
     if fmt == "parquet":
         df = df.copy(deep=False)
         df.attrs = {}          # a reader's line numbers are not Parquet metadata

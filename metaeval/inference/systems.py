@@ -39,7 +39,10 @@ The design, and what it assumes
   fell from 0.36–0.38 (5 topics) to 0.20–0.21 (10), 0.15–0.16 (15), 0.12 (20) and 0.07–0.08 (30): it
   shrinks about as √((1 − n/P)/n). :func:`corrected_coverage` measures coverage and width for any
   n on a fully judged collection; below :data:`MIN_LABELLED` topics a warning says it was not
-  measured.
+  measured, and below :data:`RECOMMENDED_LABELLED` a warning names the coverage measured at 10
+  topics (:data:`LABELLED_COVERAGE`, five seeds of 200 draws a year: 0.930–0.936 against 0.939–0.940
+  at 15; what suffers first is the worst-covered run, 0.82 against 0.84 on DL19). One seed at 10
+  topics can show 0.919 (DL19, seed 20261201): single-seed coverage moves by ±0.015.
 
 The honest interval at 15 topics (what the real-data experiment showed)
 -----------------------------------------------------------------------
@@ -82,7 +85,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..core.errors import InputError, SmallSampleWarning
+from ..core.errors import InputError, MetaevalWarning, SmallSampleWarning
 from ..core.results import ResultSet
 
 if TYPE_CHECKING:
@@ -103,6 +106,16 @@ RANK_METHODS = ("kendall_b", "tau_ap", "rbo")
 #: Fewer labelled topics than this warn: below it the coverage was not measured (on TREC DL 2019–2021
 #: it held at 92–95% from 5 to 30 labelled topics).
 MIN_LABELLED = 5
+#: Fewer labelled topics than this warn too, naming the coverage measured at 10 (:data:`LABELLED_COVERAGE`):
+#: the design was validated at 15 (tests/test_inference_realdata.py).
+RECOMMENDED_LABELLED = 15
+#: Coverage of the default (PPI++) 95% intervals replayed on TREC DL 2019–2021 (UMBRELA GPT-4o judge on
+#: every topic, NIST qrels on n random topics; ``corrected_coverage`` with 200 draws, seeds 1–5, per year):
+#: labelled topics → (lowest and highest yearly coverage, mean over the seeds; the coverage of the
+#: worst-covered run in the worst year, mean over the seeds). Monte Carlo error of a yearly mean ≤ 0.007.
+#: At 10 topics: 0.936 / 0.934 / 0.930 (DL19 / 20 / 21), worst run 0.82 / 0.88 / 0.89; at 15: 0.939 /
+#: 0.940 / 0.940, worst run 0.84 / 0.90 / 0.91.
+LABELLED_COVERAGE = {10: (0.930, 0.936, 0.82), 15: (0.939, 0.940, 0.84)}
 _QUANTILES = ("t", "normal")
 
 
@@ -288,6 +301,24 @@ class _Fit:
         return self.element_lambda()
 
 
+def _warn_uninformative(JL, n) -> None:
+    """PPI++ tuned λ to 0: say so (the corrected scores are then the human-only means of the labelled topics)."""
+    const = np.ptp(JL, axis=1) == 0 if JL.shape[1] else np.ones(JL.shape[0], dtype=bool)
+    if const.all():
+        vals = np.unique(JL)
+        what = f"all {_num_text(vals[0])}" if len(vals) == 1 else "constant for every system"
+        why = f"the judge's scores on the {n} labelled topics carry no information ({what})"
+    else:
+        why = f"the judge's scores do not rise with the human scores on the {n} labelled topics"
+    warnings.warn(f"{why}, so PPI++ set λ = 0: the corrected scores are the human-only means of the labelled "
+                  "topics (method='classical') and the judge's other topics add nothing. Check that the judge's "
+                  "qrels and runs match the human ones (same topic ids, same measure)", MetaevalWarning, stacklevel=3)
+
+
+def _num_text(v) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{float(v):g}"
+
+
 def _judge_only(JL, JU, quantile, confidence_level):
     """Judge-only means over every topic, through ppi_mean (its topic-sampling interval, no bias)."""
     from .ppi import ppi_mean
@@ -332,8 +363,9 @@ class CorrectedSystemScores(ResultSet):
     ----------
     differences : ResultSet
         Corrected differences θ_a − θ_b keyed by ``system_a, system_b`` (every pair, a before b in
-        the order of the systems), with the p-value of "no difference" (empty with
-        ``differences=False``).
+        the order of the systems), with the p-value of "no difference". Computed the first time it
+        is read (S(S − 1)/2 pairs: 1,953 for 63 runs, ten times the cost of the scores), or at once
+        with ``differences=True``; empty with ``differences=False``.
     ranking : pandas.DataFrame
         Index ``system``, sorted by the corrected estimate: ``estimate, ci_low, ci_high``,
         ``judge_only`` (the judge's mean over every topic), ``labelled_mean`` (the human mean over the
@@ -372,10 +404,27 @@ class CorrectedSystemScores(ResultSet):
 
     def __init__(self, estimates=(), keys=None, name: str = ""):
         super().__init__(estimates, keys, name)
-        self.differences = ResultSet(name="differences")
+        self._differences = ResultSet(name="differences")
+        self._differences_args = None           # the inputs of _differences, until it is computed
         self.ranking = pd.DataFrame()
         self.rank_correlation = ResultSet(name="rank_correlation")
         self.design: dict = {}
+
+
+def _lazy_differences(self) -> ResultSet:
+    if self.__dict__.get("_differences_args") is not None:
+        self._differences = _differences(*self._differences_args)
+        self._differences_args = None
+    return self._differences
+
+
+def _set_differences(self, value) -> None:
+    self._differences = value
+    self._differences_args = None
+
+
+CorrectedSystemScores.differences = property(_lazy_differences, _set_differences,
+                                             doc="Every pair's corrected difference (computed on first use).")
 
 
 def _rank(values: np.ndarray) -> np.ndarray:
@@ -432,7 +481,7 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
                             measure: str | None = None, method: str = "ppi++", confidence_level: float = 0.95,
                             quantile: str = "t", lam: float | None = None, lam_optim_mode: str = "overall",
                             finite_population: bool = True, systems: Sequence[str] | None = None,
-                            differences: bool = True) -> CorrectedSystemScores:
+                            differences: bool | None = None) -> CorrectedSystemScores:
     """Each system's mean under human judgments, from judge scores on every topic and human scores on a few.
 
     Parameters
@@ -471,8 +520,10 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     systems : sequence of str, optional
         Correct only these systems (default: every system of ``judge``). The shared λ is tuned on
         them.
-    differences : bool
-        Compute every pair's corrected difference (S(S − 1)/2 estimates; default True).
+    differences : bool, optional
+        Every pair's corrected difference (S(S − 1)/2 estimates, ten times the cost of the scores
+        for 63 runs): None (default) computes them the first time ``.differences`` is read, True at
+        once, False never (``.differences`` is empty). (metaeval 0.1 computed them always.)
 
     Returns
     -------
@@ -494,7 +545,11 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     Warns
     -----
     SmallSampleWarning
-        Fewer than :data:`MIN_LABELLED` labelled topics (coverage not measured there).
+        Fewer than :data:`MIN_LABELLED` labelled topics (coverage not measured there), or fewer than
+        :data:`RECOMMENDED_LABELLED` (naming the coverage measured at 10, :data:`LABELLED_COVERAGE`).
+    MetaevalWarning
+        When PPI++ tunes λ to 0 (an uninformative judge: e.g. its scores are all 0 on the labelled
+        topics): the result is then the human-only (classical) one.
 
     Notes
     -----
@@ -548,12 +603,22 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     if n < MIN_LABELLED:
         warnings.warn(f"only {n} labelled topics: the coverage of the corrected intervals was measured from "
                       f"{MIN_LABELLED} topics on (label more topics, at random)", SmallSampleWarning, stacklevel=2)
+    elif n < RECOMMENDED_LABELLED and method != "judge_only":
+        lo, hi, worst = LABELLED_COVERAGE[10]
+        lo15, hi15, worst15 = LABELLED_COVERAGE[RECOMMENDED_LABELLED]
+        warnings.warn(f"only {n} labelled topics: replayed on TREC DL 2019–2021, the 95% intervals at 10 labelled "
+                      f"topics covered {lo:.3f}–{hi:.3f} of the runs' human means (the worst-covered run {worst:.2f}), "
+                      f"against {lo15:.3f}–{hi15:.3f} (worst run {worst15:.2f}) at {RECOMMENDED_LABELLED}, the number "
+                      f"the design was validated with; label at least {RECOMMENDED_LABELLED} topics, at random",
+                      SmallSampleWarning, stacklevel=2)
     from .ppi import ppi_mean
 
     Pf = P if finite_population else None
     lam_v = None
     if method != "judge_only":
         lam_v = _Fit(HL, JL, JU, Pf, 1 if quantile == "t" else 0).lambdas(method, lam, lam_optim_mode)
+        if method == "ppi++" and lam is None and len(lam_v) and np.all(lam_v == 0):
+            _warn_uninformative(JL, n)
     judge_means = np.concatenate([JL, JU], axis=1).mean(axis=1)
     labelled_mean = HL.mean(axis=1)
     out = CorrectedSystemScores(name="corrected_system_scores")
@@ -570,7 +635,9 @@ def corrected_system_scores(human: ScoresLike, judge: ScoresLike, *, labelled_to
     r = {"est": np.array([e.estimate for e in out]), "low": np.array([e.ci.low for e in out]),
          "high": np.array([e.ci.high for e in out]), "lam": np.array([e.extra.get("lam", np.nan) for e in out],
                                                                       dtype=float)}
-    if differences:
+    if differences is None:
+        out._differences_args = (HL, JL, JU, lam_v, systems, method, quantile, confidence_level, Pf)
+    elif differences:
         out.differences = _differences(HL, JL, JU, lam_v, systems, method, quantile, confidence_level, Pf)
     rank = pd.DataFrame({"estimate": r["est"], "ci_low": r["low"], "ci_high": r["high"], "judge_only": judge_means,
                          "labelled_mean": labelled_mean, "rank": _rank(r["est"]), "judge_rank": _rank(judge_means)},

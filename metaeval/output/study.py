@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError
+from ..core.errors import InputError, interface
 from ..output.report import Report, progress
 from .escape import mpl_text
 from .study_schema import study_scale, validate_study
@@ -176,7 +176,7 @@ class _Context:
         if spec is None:
             raise InputError(f"no data set named {name!r}", source=self.study.get("_source", "<study>"),
                              fix=f"define [data.{name}] (have: {', '.join(self.study.get('data', {}))})")
-        with _collect(self, f"data.{name}"):
+        with _collect(self, f"data.{name}"), interface("study", data=name):   # fixes name the study's keys
             self.cache[name] = obj = _load_data(spec, self)
             if self.rep is not None and hasattr(obj, "report") and hasattr(obj.report, "counts"):
                 for category, message in _alignment_notes(obj.report):
@@ -1121,7 +1121,7 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
                                  expected=", ".join(_HANDLERS))
             key = a.get("name", f"{i:02d}_{kind}")
             rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
-            with _collect(ctx, key), _named_errors(ctx, key, kind):
+            with _collect(ctx, key), _named_errors(ctx, key, kind), interface("study", analysis=key):
                 _HANDLERS[kind](_Entry(a, study.get("_source", "<study>"), key), ctx, rep, key)
             rep._release_figures()
         rep._write_files(tmp)

@@ -644,7 +644,7 @@ def _milp_margins(M, n, kint, pint, kval, pval, weights):
     """K×K (or weighted) with fixed margins: an integer program with slack on the two intervals."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    from ..agreement.weights import weight_matrix
+    from ..core.weights import weight_matrix
 
     k = M.shape[1]
     W = weight_matrix(weights, k)

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError, MetaevalWarning
-from ...core.scale import Scale
+from ...core.scale import Scale, infer_from_pairs
 from .base import AlignmentCounts
 
 __all__ = ["Dialect", "DUCKDB", "SPARK", "Executor", "SideInput", "run_plan", "check_policies",
@@ -555,7 +555,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
 
     if scale is None:
         if len(pairs):
-            scale = Scale.infer(pairs["reference"].to_numpy(), pairs["candidate"].to_numpy())
+            scale = infer_from_pairs(pairs["reference"].to_numpy(), pairs["candidate"].to_numpy(), names=names,
+                                     counts=pairs["n"].to_numpy())
         else:
             scale = Scale((0, 1))
     report = AlignmentReport(
