@@ -551,13 +551,12 @@ def _f1(c: _Claim, opts):
 
 def _r_pvalue(method, r, n):
     """Two-sided p of H0: no association from r and n (what scipy reports for uncorrelated data)."""
-    r = float(np.clip(abs(r), 0, 1))
     if method in ("pearson", "spearman"):
-        if r >= 1:
-            return 0.0
-        t = r * math.sqrt((n - 2) / (1 - r * r))
-        return float(2 * stats.t.sf(t, n - 2))
+        from ..agreement.correlation import r_test_pvalue
+
+        return r_test_pvalue(r, n - 2)
     # Kendall τ without ties: scipy's asymptotic variance of τ under independence
+    r = float(np.clip(abs(r), 0, 1))
     z = 3 * r * math.sqrt(n * (n - 1)) / math.sqrt(2 * (2 * n + 5))
     return float(2 * stats.norm.sf(z))
 
