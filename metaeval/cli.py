@@ -257,13 +257,26 @@ def _cmd_review(args) -> int:
                          fix="give a claims file (.toml) or a paper's text (.txt, .md, .tex, .html)")
     title = args.title or f"Reviewer's note: {path.name}"
     if path.suffix.lower() == ".toml":
+        import pandas as pd
+
+        from .review.claims import load_texts
+
         frame = check_claims(path, n_resamples=args.n_resamples, rng=args.seed)
-        paths = write_review(frame, args.out, title=title, source=str(path))
-        counts = frame["verdict"].value_counts()
-        print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
-              + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
-        for r in frame.itertuples(index=False):
-            print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+        texts = load_texts(path)                       # [[text]] entries: passages read with review_text
+        tests = None
+        if texts:
+            tests = pd.concat([review_text(t, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+                               .assign(source=label) for label, t in texts], ignore_index=True)
+        paths = write_review(frame if len(frame) or not texts else None, args.out, tests=tests, title=title,
+                             source=str(path), alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+        if len(frame) or not texts:
+            counts = frame["verdict"].value_counts()
+            print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
+                  + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
+            for r in frame.itertuples(index=False):
+                print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+        if tests is not None:
+            _print_tests(tests, args.alpha)
     else:
         if path.suffix.lower() in (".pdf", ".docx", ".doc"):
             raise InputError(f"a {path.suffix} file is not text", source=path,
@@ -276,14 +289,20 @@ def _cmd_review(args) -> int:
         tests = review_text(text, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
         paths = write_review(None, args.out, tests=tests, title=title, source=str(path), alpha=args.alpha,
                              one_tailed_in_text=args.one_tailed_in_text)
-        n, ne, nd = len(tests), int(tests["error"].sum()), int(tests["decision_error"].sum())
-        print(f"{n} test result{'' if n == 1 else 's'} found: {ne} error{'' if ne == 1 else 's'}, "
-              f"{nd} decision error{'' if nd == 1 else 's'} (α = {args.alpha:g})")
-        for i, r in enumerate(tests.itertuples(index=False), start=1):
-            flag = "decision error" if r.decision_error else "error" if r.error else "consistent"
-            print(f"  {i}. {' '.join(r.raw.split())}: {flag} (recomputed p = {r.computed_p:.4g})")
+        _print_tests(tests, args.alpha)
     print(f"written to {args.out}/: " + ", ".join(p.name for p in paths.values()))
     return 0
+
+
+def _print_tests(tests, alpha) -> None:
+    """The summary of review_text's rows that `metaeval review` prints."""
+    n, ne, nd = len(tests), int(tests["error"].sum()), int(tests["decision_error"].sum())
+    print(f"{n} test result{'' if n == 1 else 's'} found: {ne} error{'' if ne == 1 else 's'}, "
+          f"{nd} decision error{'' if nd == 1 else 's'} (α = {alpha:g})")
+    for i, r in enumerate(tests.to_dict(orient="records"), start=1):
+        flag = "decision error" if r["decision_error"] else "error" if r["error"] else "consistent"
+        where = f"{r['source']}: " if "source" in r else ""
+        print(f"  {i}. {where}{' '.join(r['raw'].split())}: {flag} (recomputed p = {r['computed_p']:.4g})")
 
 
 def _check_resampling(args) -> None:

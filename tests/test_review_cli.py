@@ -265,3 +265,36 @@ def write_review_claims_and_text_test(tmp_path):
     write_review(tests, tmp_path / "text")
     assert json.loads((tmp_path / "text" / "review.json").read_text(encoding="utf-8"))["tests"] == doc["tests"]
     _pdflatex(tmp_path / "both" / "review.tex")
+
+
+def claims_file_with_text_entries_test(tmp_path, capsys):
+    """[[text]] entries (file = … relative to the claims file, or text = …) are read with review_text and
+    written as the note's second section, each row labelled with its entry."""
+    (tmp_path / "paper.txt").write_text(PAPER, encoding="utf-8")
+    claims = tmp_path / "c.toml"
+    claims.write_text('[[claim]]\nkind = "accuracy"\nvalue = 0.77\nn = 202\n\n[[text]]\nfile = "paper.txt"\n\n'
+                      '[[text]]\nlabel = "Table 2"\ntext = "z = 1.70, p = .045"\n', encoding="utf-8")
+    out = tmp_path / "o"
+    assert main(["review", str(claims), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 claim: 1 consistent" in printed and "6 test results found: 3 errors, 2 decision errors" in printed
+    doc = json.loads((out / "review.json").read_text(encoding="utf-8"))
+    assert len(doc["claims"]) == 1
+    expected = text_records(review_text(PAPER).assign(source="paper.txt"))
+    assert doc["tests"][:5] == json.loads(json.dumps(expected))
+    assert doc["tests"][5]["source"] == "Table 2" and doc["tests"][5]["decision_error"]
+    md = (out / "review.md").read_text(encoding="utf-8")
+    assert "| 6 | Table 2: z = 1.70, p = .045 |" in md
+    # a file of [[text]] entries only
+    only = tmp_path / "t.toml"
+    only.write_text('[[text]]\ntext = "F(1, 20) = 9.1, p = .01"\n', encoding="utf-8")
+    assert main(["review", str(only), "--out", str(tmp_path / "o2")]) == 0
+    assert "1 test result found: 0 errors" in capsys.readouterr().out
+    # errors name the entry
+    bad = tmp_path / "b.toml"
+    for body, msg in (('[[text]]\nlabel = "x"\n', "[[text]] #1 needs either file"),
+                      ('[[text]]\nfile = "nope.txt"\n', "[[text]] #1: no such file 'nope.txt'")):
+        bad.write_text(body, encoding="utf-8")
+        assert main(["review", str(bad), "--out", str(tmp_path / "o3")]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1

@@ -138,7 +138,8 @@ def text_records(frame: pd.DataFrame, *, alpha: float = 0.05, one_tailed_in_text
 
 
 def _test_cells(i: int, r: dict) -> list[str]:
-    return [str(i), r["result"], r["reported"], r["recomputed"],
+    result = f"{r['source']}: {r['result']}" if r.get("source") else r["result"]
+    return [str(i), result, r["reported"], r["recomputed"],
             r["error_text"], r["decision_error_text"], r["assumption"]]
 
 
