@@ -244,30 +244,65 @@ def _cmd_demo(args) -> int:
 def _cmd_review(args) -> int:
     from pathlib import Path
 
+    from .output.folder import check_out
     from .review.claims import check_claims
-    from .review.note import write_review
+    from .review.note import REVIEW_ENTRIES, write_review
+    from .review.text import review_text
 
+    check_out(args.out, entries=REVIEW_ENTRIES, kind="review")     # before anything is read or computed
+    _check_resampling(args)
     path = Path(args.claims)
-    if not path.exists():
-        raise InputError("no such file", source=path, fix="give a claims file (.toml) or a paper's text (.txt)")
+    if not path.is_file():
+        raise InputError("no such file" if not path.exists() else "not a file", source=path,
+                         fix="give a claims file (.toml) or a paper's text (.txt, .md, .tex, .html)")
+    title = args.title or f"Reviewer's note: {path.name}"
     if path.suffix.lower() == ".toml":
+        import pandas as pd
+
+        from .review.claims import load_texts
+
         frame = check_claims(path, n_resamples=args.n_resamples, rng=args.seed)
+        texts = load_texts(path)                       # [[text]] entries: passages read with review_text
+        tests = None
+        if texts:
+            tests = pd.concat([review_text(t, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+                               .assign(source=label) for label, t in texts], ignore_index=True)
+        paths = write_review(frame if len(frame) or not texts else None, args.out, tests=tests, title=title,
+                             source=str(path), alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+        if len(frame) or not texts:
+            counts = frame["verdict"].value_counts()
+            print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
+                  + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
+            for r in frame.itertuples(index=False):
+                print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+        if tests is not None:
+            _print_tests(tests, args.alpha)
     else:
+        if path.suffix.lower() in (".pdf", ".docx", ".doc"):
+            raise InputError(f"a {path.suffix} file is not text", source=path,
+                             fix=f"convert it to text first (e.g. pdftotext {path.name}) and review the .txt")
         try:
-            from .review.text import review_text  # noqa: F401  (issue #21, built separately)
-        except ImportError:
-            raise InputError("reviewing a paper's text needs metaeval.review_text, which is not available yet",
-                             source=path, fix="write the paper's numbers into a claims file (.toml) and review that") from None
-        raise InputError("reviewing a paper's text is not wired into `metaeval review` yet", source=path,
-                         fix="call metaeval.review_text(text) from Python, or review a claims file (.toml)")
-    paths = write_review(frame, args.out, title=args.title or f"Reviewer's note: {path.name}", source=str(path))
-    counts = frame["verdict"].value_counts()
-    print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
-          + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
-    for r in frame.itertuples(index=False):
-        print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+            text = path.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text (byte {exc.start} cannot be read)", source=path,
+                             fix="save the text as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+        tests = review_text(text, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+        paths = write_review(None, args.out, tests=tests, title=title, source=str(path), alpha=args.alpha,
+                             one_tailed_in_text=args.one_tailed_in_text)
+        _print_tests(tests, args.alpha)
     print(f"written to {args.out}/: " + ", ".join(p.name for p in paths.values()))
     return 0
+
+
+def _print_tests(tests, alpha) -> None:
+    """The summary of review_text's rows that `metaeval review` prints."""
+    n, ne, nd = len(tests), int(tests["error"].sum()), int(tests["decision_error"].sum())
+    print(f"{n} test result{'' if n == 1 else 's'} found: {ne} error{'' if ne == 1 else 's'}, "
+          f"{nd} decision error{'' if nd == 1 else 's'} (α = {alpha:g})")
+    for i, r in enumerate(tests.to_dict(orient="records"), start=1):
+        flag = "decision error" if r["decision_error"] else "error" if r["error"] else "consistent"
+        where = f"{r['source']}: " if "source" in r else ""
+        print(f"  {i}. {where}{' '.join(r['raw'].split())}: {flag} (recomputed p = {r['computed_p']:.4g})")
 
 
 def _check_resampling(args) -> None:
@@ -438,12 +473,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-resamples", type=int, default=None, help="override the study's number of resamples")
     r.set_defaults(func=_cmd_report)
 
-    v = sub.add_parser("review", help="check a paper's claims (a claims TOML file) and write the reviewer's note")
-    v.add_argument("claims", help="the claims file (TOML, [[claim]] tables; see metaeval.check_claims)")
+    v = sub.add_parser("review", help="check a paper's claims (a claims TOML file) or the test results in its "
+                       "text, and write the reviewer's note")
+    v.add_argument("claims", help="the claims file (TOML, [[claim]] tables; see metaeval.check_claims), or the "
+                   "paper's text (any other file, UTF-8: its APA-style results are checked with metaeval.review_text)")
     v.add_argument("--out", required=True, help="output folder (review.md, review.html, review.tex, review.json)")
     v.add_argument("--title", default=None, help="the note's title")
     v.add_argument("--seed", type=int, default=0, help="seed of the bootstraps (κ at another prevalence, F1)")
     v.add_argument("--n-resamples", type=int, default=2000, help="bootstrap replicates")
+    v.add_argument("--alpha", type=float, default=0.05, help="a text's significance level (decision errors, 'ns')")
+    v.add_argument("--one-tailed-in-text", action="store_true",
+                   help="if the text says one-tailed, read a t, r or z whose p is consistent only one-tailed as "
+                        "one-tailed (statcheck's OneTailedTxt)")
     v.set_defaults(func=_cmd_review)
 
     d = sub.add_parser("demo", help="run the bundled study over the sample data and write a report folder")

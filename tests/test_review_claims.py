@@ -131,6 +131,18 @@ def accuracy_wilson_and_grim_test():
     assert one(kind="recall", value=0.95, n=11).verdict == "inconsistent"      # between 10/11 and 11/11
 
 
+def precision_and_recall_intervals_test():
+    """Precision and recall are proportions of their own denominators: Wilson / Clopper–Pearson at k/n as
+    statsmodels' proportion_confint; the count k is the one that prints as the value (GRIM)."""
+    r = one(kind="precision", value="0.90", n=50)
+    assert r.details["count"] == 45 and r.recomputed == pytest.approx(0.9)
+    assert (r.ci_low, r.ci_high) == pytest.approx(proportion_confint(45, 50, method="wilson"), abs=1e-12)
+    r = one(kind="recall", value=0.91, n=11, ci_method="exact")
+    assert r.details["count"] == 10
+    assert (r.ci_low, r.ci_high) == pytest.approx(proportion_confint(10, 11, method="beta"), abs=1e-9)
+    assert "n = 11 counts the" in r.reason
+
+
 def f1_test():
     t = np.array([[50, 10], [8, 32]])
     x = np.repeat([0, 0, 1, 1], t.ravel())
@@ -170,6 +182,21 @@ def correlation_interval_and_inconsistency_test():
     assert one(kind="correlation", method="pearson", value=0.52, n=30, p=".003").verdict == "consistent"
     assert one(kind="correlation", method="pearson", value=0.52, n=30, p="ns").verdict == "inconsistent"
     assert one(kind="correlation", method="pearson", value=0.52, n=30, above=0.3).verdict == "not supported"
+
+
+def one_definition_of_the_r_test_test():
+    """check_claims' p of a Pearson r with n and review_text's p of "r(df) = …" are one function
+    (metaeval.agreement.correlation.r_test_pvalue), equal to scipy's pearsonr p on data with that r."""
+    from metaeval.agreement.correlation import r_test_pvalue
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=40)
+    y = 0.5 * x + rng.normal(size=40)
+    res = stats.pearsonr(x, y)
+    assert r_test_pvalue(res.statistic, 38) == pytest.approx(res.pvalue, rel=1e-10)
+    claim = one(kind="correlation", method="pearson", value=round(float(res.statistic), 2), n=40)
+    text = metaeval.review_text(f"r(38) = {round(float(res.statistic), 2):.2f}, p = .001")
+    assert claim.p_recomputed == text.loc[0, "computed_p"] == r_test_pvalue(round(float(res.statistic), 2), 38)
 
 
 def parse_p_test():
@@ -224,6 +251,24 @@ def win_rate_test():
     assert r.statistic == "win_rate_without_ties"
     assert (r.ci_low, r.ci_high) == pytest.approx(proportion_confint(110, 170, method="wilson"), abs=1e-12)
     assert one(kind="win_rate", wins=110, losses=60, ties=30, value="0.600").verdict == "inconsistent"
+
+
+def win_rate_tie_half_wald_test():
+    """tie_half: the mean of credits 1 (win), ½ (tie), 0 (loss) with the Wald interval of a mean
+    (population SD / √N, normal quantile), written out with numpy."""
+    credits = np.repeat([1.0, 0.5, 0.0], [110, 30, 60])
+    h = Z * credits.std() / math.sqrt(len(credits))
+    r = one(kind="win_rate", wins=110, losses=60, ties=30, tie_rule="tie_half")
+    assert r.recomputed == pytest.approx(credits.mean())
+    assert (r.ci_low, r.ci_high) == pytest.approx((credits.mean() - h, credits.mean() + h), abs=1e-12)
+    b = np.repeat([1.0, 0.5, 0.0], [90, 40, 70])
+    d = credits.mean() - b.mean()
+    hd = Z * math.sqrt(credits.var() / len(credits) + b.var() / len(b))
+    r = one(kind="win_rate_difference", a={"wins": 110, "losses": 60, "ties": 30},
+            b={"wins": 90, "losses": 70, "ties": 40})
+    assert r.recomputed == pytest.approx(d)
+    assert (r.ci_low, r.ci_high) == pytest.approx((d - hd, d + hd), abs=1e-12)
+    assert r.verdict == ("not supported" if d - hd <= 0 else "consistent")
 
 
 def win_rate_difference_newcombe_test():

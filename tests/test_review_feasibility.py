@@ -139,6 +139,34 @@ def kappa_feasibility_matches_brute_force_test(n):
             assert got == pytest.approx(s.min(), abs=1e-9)
 
 
+@pytest.mark.parametrize("n", [13, 30])
+def kappa_and_po_mixed_decimals_match_brute_force_test(n):
+    """κ and p_o printed with different decimals (1–4 and 1–3): the distance weighs each by its printed unit,
+    so the nearest pair of an infeasible report is found with an A-dependent penalty (the branch and bound
+    of the κ + p_o search); feasibility and the nearest distance equal the brute force over every table."""
+    T = np.array(_all_tables(n))
+    exact = [_exact_kappa(t.reshape(2, 2)) for t in T]
+    kap = np.array([np.nan if e is None else float(e) for e in exact])
+    po_exact = [Fraction(int(t[0] + t[3]), n) for t in T]
+    po = (T[:, 0] + T[:, 3]) / n
+    rng = np.random.default_rng(100 + n)
+    for _ in range(60):
+        dk, dp = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        kv, pv = f"{rng.uniform(-0.8, 1.05):.{dk}f}", f"{rng.uniform(0, 1):.{dp}f}"
+        # exact rounding of exact values, for the tables the floats put within 1e-9 of both intervals
+        near = np.flatnonzero((np.abs(kap - float(kv)) <= 0.5 * 10.0**-dk + 1e-9)
+                              & (np.abs(po - float(pv)) <= 0.5 * 10.0**-dp + 1e-9))
+        ok = np.array([_prints_as(exact[i], kv) and _prints_as(po_exact[i], pv) for i in near], dtype=bool)
+        r = kappa_feasibility(kv, n=n, percent_agreement=pv)
+        assert r.feasible == ok.any(), (kv, pv, n)
+        assert r.nearest_kappa == pytest.approx(_sk_kappa(r.table), abs=1e-12)
+        if not r.feasible:
+            s = np.abs(kap - float(kv)) * 10**dk + np.abs(po - float(pv)) * 10**dp
+            s[np.isnan(s)] = np.inf
+            got = abs(r.nearest_kappa - float(kv)) * 10**dk + abs(r.nearest_percent_agreement - float(pv)) * 10**dp
+            assert got == pytest.approx(s.min(), abs=1e-9), (kv, pv, n)
+
+
 @pytest.mark.parametrize("n", [2, 3, 9, 16, 25])
 def kappa_only_nearest_matches_brute_force_test(n):
     """κ alone (the W = v² − s² search): feasible exactly when some table prints as κ, and otherwise

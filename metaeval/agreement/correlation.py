@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..data.alignment import Paired
 
 __all__ = ["score_correlation", "mean_of_samples", "icc", "CORRELATION_METHODS", "ICC_KINDS",
-           "fisher_z_interval"]
+           "fisher_z_interval", "r_test_pvalue"]
 
 CORRELATION_METHODS = ("pearson", "spearman", "kendall")
 _STAT_NAMES = {"pearson": "pearson_r", "spearman": "spearman_rho", "kendall": "kendall_tau_b"}
@@ -440,6 +440,51 @@ def fisher_z_interval(r: float, n: int, *, method: str = "pearson", confidence_l
     if alternative == "less":
         return -1.0, float(np.tanh(z + q * se)), se
     raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+
+
+def r_test_pvalue(r, df, *, two_tailed: bool = True):
+    """p of the t test of no correlation from a coefficient and its degrees of freedom (df = n − 2).
+
+    t = r / sqrt((1 − r²)/df) on Student's t with df degrees of freedom; |r| ≥ 1 gives an infinite t
+    (p = 0). The one definition used by :func:`metaeval.review_text` (an APA "r(df) = …, p = …") and by
+    :func:`metaeval.check_claims` (a Pearson or Spearman correlation reported with its n).
+
+    Parameters
+    ----------
+    r : float or array-like
+        The coefficient(s) (values outside [−1, 1] are cut to ±1).
+    df : float or array-like
+        Degrees of freedom, n − 2 for n pairs.
+    two_tailed : bool
+        Double the upper-tail probability of |t| (capped at 1); else return that tail alone.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar input.
+
+    References
+    ----------
+    The t test of H0: ρ = 0 (Fisher 1915), as scipy's ``pearsonr`` (two-sided p equal to 1e-12 relative,
+    tests/test_review_claims.py) and statcheck's ``r2t`` followed by ``pt`` (Nuijten & Epskamp, R
+    package version 1.6.0; tests/test_review_text.py).
+
+    Examples
+    --------
+    >>> round(r_test_pvalue(0.52, 28), 5)      # r = .52 with n = 30: t(28) = 3.22
+    0.00323
+    >>> r_test_pvalue([0.3, 1.0], 10, two_tailed=False).round(4).tolist()
+    [0.1717, 0.0]
+    """
+    scalar = np.ndim(r) == 0 and np.ndim(df) == 0
+    r = np.clip(np.asarray(r, dtype=float), -1.0, 1.0)
+    df = np.asarray(df, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(np.abs(r) >= 1, np.inf, np.abs(r) / np.sqrt((1 - r * r) / df))
+    p = sps.t.sf(t, df)
+    if two_tailed:
+        p = np.minimum(2 * p, 1.0)
+    return float(p) if scalar else p
 
 
 def _scipy_pvalue(method, x, y, alternative):

@@ -116,13 +116,18 @@ class _Lock:
         self.fd = None
 
 
-def check_out(out: str | os.PathLike) -> Path:
+def check_out(out: str | os.PathLike, *, entries: re.Pattern = REPORT_ENTRIES, kind: str = "report") -> Path:
     """``out`` as an absolute path, refused (InputError) when a report cannot replace it.
 
     Parameters
     ----------
     out : str or path-like
         The report folder.
+    entries : re.Pattern
+        The names a previous output of this kind may hold (default :data:`REPORT_ENTRIES`; the
+        reviewer's note passes ``review.*``, so that a note never replaces a report folder).
+    kind : str
+        What is written, for the messages ("report", "review").
 
     Returns
     -------
@@ -132,7 +137,7 @@ def check_out(out: str | os.PathLike) -> Path:
     ------
     InputError
         When ``out`` is an existing file, the current folder or a folder holding it, or a folder
-        holding files that are not a previous report's.
+        holding files that are not a previous report's (names ``entries`` does not match).
 
     Examples
     --------
@@ -147,19 +152,19 @@ def check_out(out: str | os.PathLike) -> Path:
     path = Path(os.path.abspath(out))
     if path.exists() and not path.is_dir():
         raise InputError("the output folder is an existing file", source=str(out),
-                         fix="give --out a folder (new, or holding a previous report)")
+                         fix=f"give --out a folder (new, or holding a previous {kind})")
     if path.parent == path:
         raise InputError("the output folder is a file system's root", source=str(out), fix="give --out a new folder")
     if path.is_dir():
         real, cwd = Path(os.path.realpath(path)), Path(os.path.realpath(os.getcwd()))
         if real == cwd or real in cwd.parents:
-            raise InputError("the output folder is the current folder (or holds it): a report replaces the "
-                             "whole folder", source=str(out), fix="give --out a new folder, e.g. --out report")
-        others = sorted(p.name for p in path.iterdir() if not REPORT_ENTRIES.fullmatch(p.name))
+            raise InputError(f"the output folder is the current folder (or holds it): a {kind} replaces the "
+                             "whole folder", source=str(out), fix=f"give --out a new folder, e.g. --out {kind}")
+        others = sorted(p.name for p in path.iterdir() if not entries.fullmatch(p.name))
         if others:
-            raise InputError("the output folder holds files that are not a metaeval report (a report replaces the "
+            raise InputError(f"the output folder holds files that are not a metaeval {kind} (a {kind} replaces the "
                              "whole folder)", source=str(out), text=", ".join(others[:5]),
-                             fix="give --out a new folder, or one that holds only a previous report")
+                             fix=f"give --out a new folder, or one that holds only a previous {kind}")
     return path
 
 
@@ -182,13 +187,16 @@ def _mkdtemp(prefix: str, parent: Path) -> Path:
 
 
 @contextlib.contextmanager
-def output_folder(out: str | os.PathLike) -> Iterator[Path]:
+def output_folder(out: str | os.PathLike, *, entries: re.Pattern = REPORT_ENTRIES,
+                  kind: str = "report") -> Iterator[Path]:
     """Build a report folder as a transaction: yield a temporary folder, rename it to ``out`` at the end.
 
     Parameters
     ----------
     out : str or path-like
         The report folder (created with its parents; a previous report in it is replaced as a whole).
+    entries, kind : re.Pattern, str
+        What a previous output in ``out`` may hold, and its name for the messages (:func:`check_out`).
 
     Yields
     ------
@@ -220,14 +228,14 @@ def output_folder(out: str | os.PathLike) -> Iterator[Path]:
     >>> (out / "report.md").read_text()
     '# new'
     """
-    path = check_out(out)
+    path = check_out(out, entries=entries, kind=kind)
     parent, name = path.parent, path.name
     parent.mkdir(parents=True, exist_ok=True)
     lock = _Lock(parent / f".{name}.metaeval-lock", Path(out))
     lock.acquire()
     tmp = None
     try:
-        check_out(out)                              # (again, now that no other run can change it)
+        check_out(out, entries=entries, kind=kind)  # (again, now that no other run can change it)
         _remove_leftovers(parent, name)
         tmp = _mkdtemp(f".{name}.tmp-{os.getpid()}-", parent)
         yield tmp

@@ -42,6 +42,10 @@ judge_vs_human         judge_kappa, judge_n, human_kappa, human_n [prevalence, m
 
 Every kind also takes ``sentence`` (the claim as the paper words it; kept in the output).
 
+A claims file may also hold ``[[text]]`` entries (``file = "paper.txt"`` or ``text = "…"``, see
+:func:`load_texts`): ``metaeval review`` reads their APA-style test results with
+:func:`metaeval.review_text` and writes them in the same note; :func:`check_claims` ignores them.
+
 Reproduce from released files: ``kappa`` and ``accuracy`` take ``files = { reference = "…",
 candidate = "…" }`` (judgment files paired with :func:`metaeval.align`; options ``binarize``,
 ``unjudged``, ``out_of_scale``, ``duplicates``, ``on``, ``label``), ``correlation`` and
@@ -90,7 +94,7 @@ from scipy import stats
 from ..core.errors import InputError
 from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, rounding_interval
 
-__all__ = ["check_claims", "load_claims", "parse_p", "to_records", "KINDS", "COLUMNS"]
+__all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
 
 #: The columns of :func:`check_claims`' frame, in order.
 COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "ci_low", "ci_high",
@@ -188,11 +192,22 @@ def load_claims(path) -> list[dict]:
     >>> load_claims(path)
     [{'kind': 'accuracy', 'value': '0.770', 'n': 202}]
     """
+    p = Path(path)
+    data = _read_toml(p)
+    claims = data.get("claim", data.get("claims"))
+    if claims is None and isinstance(data.get("text"), list) and data["text"]:
+        return []                                   # a file of [[text]] entries only (load_texts)
+    if not isinstance(claims, list) or not claims:
+        raise InputError("no claims in the file", source=p, expected="one or more [[claim]] tables",
+                         fix='start each claim with [[claim]] and give kind = "kappa" (or another kind)')
+    return claims
+
+
+def _read_toml(p: Path) -> dict:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
-    p = Path(path)
     if not p.exists():
         raise InputError("no such claims file", source=p, fix="check the path")
     try:
@@ -202,11 +217,61 @@ def load_claims(path) -> list[dict]:
         m = re.search(r"line (\d+)", str(exc))
         raise InputError(f"not valid TOML ({exc})", source=p, line=int(m.group(1)) if m else None,
                          fix="check quotes, brackets and '=' on that line") from None
-    claims = data.get("claim", data.get("claims"))
-    if not isinstance(claims, list) or not claims:
-        raise InputError("no claims in the file", source=p, expected="one or more [[claim]] tables",
-                         fix='start each claim with [[claim]] and give kind = "kappa" (or another kind)')
-    return claims
+    return data
+
+
+def load_texts(path) -> list[tuple[str, str]]:
+    """The ``[[text]]`` entries of a claims file: passages of the paper to read with :func:`metaeval.review_text`.
+
+    Each entry gives ``file = "paper.txt"`` (UTF-8, relative to the claims file) or ``text = "…"``
+    (the passage itself), and optionally ``label`` (default: the file name, or ``text #i``).
+    ``metaeval review CLAIMS.toml`` checks the claims and the test results of these texts in one note.
+
+    Parameters
+    ----------
+    path : str or path
+        The claims file.
+
+    Returns
+    -------
+    list of (str, str)
+        (label, text) per entry, in the file's order (empty when the file has none).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.toml"
+    >>> _ = path.write_text('[[text]]\\nlabel = "Results"\\ntext = "t(28) = 2.20, p = .03"\\n', encoding="utf-8")
+    >>> load_texts(path)
+    [('Results', 't(28) = 2.20, p = .03')]
+    """
+    p = Path(path)
+    entries = _read_toml(p).get("text", [])
+    if not isinstance(entries, list):
+        raise InputError("text must be a list of [[text]] tables", source=p, fix='write [[text]] then file = "paper.txt"')
+    out = []
+    for i, e in enumerate(entries, start=1):
+        where = f"[[text]] #{i}"
+        if not isinstance(e, Mapping) or ("file" in e) == ("text" in e):
+            raise InputError(f"{where} needs either file = \"…\" or text = \"…\"", source=p,
+                             fix='write file = "paper.txt" (relative to the claims file) or text = "…"')
+        if "text" in e:
+            if not isinstance(e["text"], str):
+                raise InputError(f"{where}: text must be a string", source=p, text=repr(e["text"])[:80])
+            out.append((str(e.get("label", f"text #{i}")), e["text"]))
+            continue
+        f = Path(str(e["file"]))
+        f = f if f.is_absolute() else p.resolve().parent / f
+        if not f.is_file():
+            raise InputError(f"{where}: no such file {e['file']!r} (looked for {f})", source=p,
+                             fix="give the path relative to the claims file")
+        try:
+            text = f.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{where}: {e['file']!r} is not UTF-8 text (byte {exc.start} cannot be read)", source=p,
+                             fix="save the text as UTF-8") from None
+        out.append((str(e.get("label", f.name)), text))
+    return out
 
 
 _P_RE = re.compile(r"^\s*p?\s*(<=|>=|≤|≥|<|>|=)?\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
@@ -551,13 +616,12 @@ def _f1(c: _Claim, opts):
 
 def _r_pvalue(method, r, n):
     """Two-sided p of H0: no association from r and n (what scipy reports for uncorrelated data)."""
-    r = float(np.clip(abs(r), 0, 1))
     if method in ("pearson", "spearman"):
-        if r >= 1:
-            return 0.0
-        t = r * math.sqrt((n - 2) / (1 - r * r))
-        return float(2 * stats.t.sf(t, n - 2))
+        from ..agreement.correlation import r_test_pvalue
+
+        return r_test_pvalue(r, n - 2)
     # Kendall τ without ties: scipy's asymptotic variance of τ under independence
+    r = float(np.clip(abs(r), 0, 1))
     z = 3 * r * math.sqrt(n * (n - 1)) / math.sqrt(2 * (2 * n + 5))
     return float(2 * stats.norm.sf(z))
 

@@ -14,21 +14,27 @@ ask whether some *integer* data set of the stated size gives a value in that int
 How the search runs
 -------------------
 Binary labels, a 2×2 table ``[[a, b], [c, d]]`` with A = a + d agreements and D = b + c = n − A
-disagreements. Cohen's κ = (p_o − p_e)/(1 − p_e) with p_o = A/n and, writing u = r₁ + c₁ = 2a + D
-(the two raters' counts of the first category) and v = r₁ − c₁ = b − c,
+disagreements. Cohen's κ = (p_o − p_e)/(1 − p_e) with p_o = A/n; writing v = b − c and s = d − a,
+2n²·p_e = n² + s² − v², so
 
-    n² p_e = r₁c₁ + (n − r₁)(n − c₁) = n² − n u + (u² − v²)/2.
+    κ = (n(A − D) + W) / (n² + W),   W = v² − s²,   |v| ≤ D, v ≡ D,   |s| ≤ A, s ≡ A (mod 2),
 
-For fixed (A, a) the chance agreement falls as v² grows and κ rises with it (dκ/dp_e =
-(p_o − 1)/(1 − p_e)² ≤ 0), so the κ interval becomes an interval of |v| = |b − c| and the question
-"is there an integer v ≡ D (mod 2) with |v| ≤ D in it?" is answered in closed form. The search is
-therefore over (A, a) pairs only, vectorised with numpy: with p_o reported, A takes the few values
-that round to it and a runs over 0..A (a few ×10⁴ pairs at n = 10,000). With κ alone, write
-s = d − a; then 2n²·p_e = n² + s² − v² and κ = (n(A − D) + W)/(n² + W) with W = v² − s², rising in W:
-each A has a window of W for a κ within the best distance found so far, an A whose window holds no
-possible W (odd for odd n, a multiple of 4 for even n) is skipped, and for the rest only the s with
-some v ∈ [0, D] in the window are visited, each with the two v nearest √(W(κ) + s²) (see
-:func:`_kappa_only`).
+which rises with W: for each A, κ lies in [κ(W = −A²), κ(W = D²)], and the κ nearest a target is
+that of the possible W nearest W(κ). One search (:func:`_kappa_search`) finds the table minimising
+|κ − κ*| + pen(A) over a set of A, exactly: A is visited best-first by the lower bound "distance
+from κ* to A's κ range + pen(A)" and the search stops when that bound reaches the best total found;
+an A whose window of W (for a κ within the best distance) holds no possible W (odd for odd n, a
+multiple of 4 for even n) is skipped, and for the rest only the s with some v ∈ [0, D] in the window
+are visited, each with the two v nearest √(W(κ*) + s²), a bounded number of (A, s) pairs at a time
+so that the best distance shrinks before wide windows are scanned. It runs three ways:
+
+* κ alone: every A, pen = 0, stopping at the first table inside κ's rounding interval;
+* κ and p_o, step 1: the A that print as p_o (GRIM), pen = 0: a κ in its interval among them makes
+  the pair feasible;
+* κ and p_o, step 2 (no such table): every A, pen(A) = |A/n − p_o*| · unit_κ/unit_p, so that the
+  total is the distance to the reported pair in units of each number's printed precision; the result
+  is the nearest feasible pair.
+
 With the margins given, p_e is fixed, the one free cell ``a`` is enumerated (2×2), and for
 K > 2 or a weighted κ a small integer program (:func:`scipy.optimize.milp`) finds a table with the
 given margins whose weighted agreement and diagonal lie in the intervals, or the nearest one.
@@ -64,7 +70,6 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
-from ..agreement.kernels import chance_corrected
 from ..core import registry
 from ..core.errors import InputError
 
@@ -449,162 +454,105 @@ def _two_by_two_margins(M, n, kint, pint, kval, pval):
     return KappaFeasibility(False, kval, pval, n, T[i], float(kap[i]), float(po[i]), 0, search)
 
 
-def _v_range(n, A, a, kint):
-    """For tables with A agreements and a in the first diagonal cell: the |v| = |b − c| range that
-    puts κ in the interval (as floats lo ≤ |v| ≤ hi; empty when lo > hi), and the target |v|."""
-    A = np.asarray(A, dtype=float)
-    a = np.asarray(a, dtype=float)
-    D = n - A
-    po = A / n
-    u = 2 * a + D
-    base = n * n - n * u + u * u / 2.0          # n² p_e at v = 0
-    klo, khi = kint[0] - EPS, kint[1] + EPS
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # p_e range from the κ range: p_e = (p_o − κ)/(1 − κ), decreasing in κ
-        pe_hi = (po - klo) / (1 - klo) if klo < 1 else np.full_like(po, np.inf)
-        pe_lo = (po - khi) / (1 - khi) if khi < 1 else np.full_like(po, -np.inf)
-        v2_lo = 2 * (base - n * n * pe_hi)
-        v2_hi = 2 * (base - n * n * pe_lo)
-    lo = np.sqrt(np.maximum(v2_lo, 0.0))
-    hi = np.where(v2_hi >= 0, np.sqrt(np.maximum(v2_hi, 0.0)), -1.0)
-    return lo, np.minimum(hi, D), D
-
-
-def _parity_hit(lo, hi, D):
-    """Smallest integer |v| ≥ lo with |v| ≡ D (mod 2); valid where it is ≤ hi."""
-    first = np.ceil(lo - 1e-7)
-    first = first + np.mod(first - D, 2)
-    return first, first <= hi + 1e-7
-
-
-def _tables_from(n, A, a, v):
-    A, a, v = (np.asarray(x, dtype=np.int64) for x in (A, a, v))
-    D = n - A
-    b = (D + v) // 2
-    return np.stack([np.stack([a, b], axis=-1), np.stack([D - b, A - a], axis=-1)], axis=-2)
-
-
-def _nearest_in_block(n, A, a, kint, pint, kval, pval):
-    """The table nearest the reported pair among the (A, a) pairs, |v| chosen best for each."""
-    D = n - A
-    po = A / n
-    u = 2 * a + D
-    base = n * n - n * u + u * u / 2.0
-    target = min(kval, 1 - 1e-9) if kval is not None else 0.0      # κ → 1 asks for the largest |v|
-    pe_t = (po - target) / (1 - target)
-    v_cont = np.sqrt(np.clip(2 * (base - n * n * pe_t), 0, None))
-    # κ rises with |v|, so the best |v| is one of the two of D's parity around v_cont
-    v1 = np.floor(v_cont)
-    v1 = v1 - np.mod(v1 - D, 2)
-    lo_v = np.mod(D, 2)                          # both ends of [lo_v, D] have the parity of D
-    V = np.concatenate([np.clip(v1, lo_v, D), np.clip(v1 + 2, lo_v, D)])
-    AA, aa = np.tile(A, 2), np.tile(a, 2)
-    pe = (np.tile(base, 2) - V * V / 2.0) / (n * n)
-    kap = chance_corrected(AA / n, pe)           # the closed form; the chosen table is recomputed below
-    s = _score(kap, AA / n, kval, pval, kint, pint)
-    i = int(np.argmin(s))
-    T = _tables_from(n, AA[i:i + 1], aa[i:i + 1], V[i:i + 1])
-    k_i, p_i = _kappa_of(T)
-    return T[0], float(k_i[0]), float(p_i[0]), float(_score(k_i, p_i, kval, pval, kint, pint)[0])
-
-
 def _two_by_two_n(n, kint, pint, kval, pval):
     search = f"every 2×2 table with n = {n}"
-    if pint is not None:
-        g = grim(pval, n, decimals=pint[2])
-        As = np.asarray(g.totals if g.feasible else [round(x * n) for x in g.nearest], dtype=np.int64)
-        A = np.repeat(As, As + 1)
-        a = np.concatenate([np.arange(x + 1) for x in As])
-        found = g.feasible
-        if found:
-            lo, hi, D = _v_range(n, A, a, kint)
-            v, ok = _parity_hit(lo, hi, D)
-            ok &= ~((A == n) & ((a == 0) | (a == n)))        # p_e = 1: κ undefined
-            if ok.any():
-                T = _tables_from(n, A[ok], a[ok], v[ok])
-                kap, po = _kappa_of(T)
-                good = _in(kap, kint[0], kint[1]) & _in(po, pint[0], pint[1])
-                if good.any():
-                    i = int(np.flatnonzero(good)[np.argmin(np.abs(kap[good] - kval))])
-                    return KappaFeasibility(True, kval, pval, n, T[i], float(kap[i]), float(po[i]), None, search)
-        # nearest pair: visit A by its distance from the reported p_o, and stop once that distance
-        # alone exceeds the best score found (branch and bound)
-        unit = 10.0 ** (-pint[2])
-        order = np.argsort(np.abs(np.arange(n + 1) / n - pval), kind="stable")
-        cum = np.concatenate([[0], np.cumsum(order + 1)])
-        best, start, block = None, 0, 4 * n + 64
-        while start <= n:
-            if best is not None and abs(order[start] / n - pval) / unit >= best[3]:
-                break
-            stop = max(start + 1, int(np.searchsorted(cum, cum[start] + block, side="right")) - 1)
-            block = min(2 * block, _BLOCK)
-            As = order[start:stop]
-            start = stop
-            cand = _nearest_in_block(n, np.repeat(As, As + 1), np.concatenate([np.arange(x + 1) for x in As]),
-                                     kint, pint, kval, pval)
-            if best is None or cand[3] < best[3]:
-                best = cand
-        return KappaFeasibility(False, kval, pval, n, best[0], best[1], best[2], 0, search)
-    # κ alone: the W = v² − s² search (exact, pruned by the best distance so far)
-    T, k, po = _kappa_only(n, kint, kval)
-    return KappaFeasibility(bool(_in(k, kint[0], kint[1])), kval, None, n, T, k, po, None if _in(k, kint[0], kint[1]) else 0, search)
+    if pint is None:                                       # κ alone
+        As = np.argsort(np.abs(np.arange(n + 1) - n * (1 + min(max(kval, -1.0), 1.0)) / 2), kind="stable")
+        total, T, k, po = _kappa_search(n, kint, kval, As, np.zeros(n + 1), stop_inside=True)
+        ok = bool(_in(k, kint[0], kint[1]))
+        return KappaFeasibility(ok, kval, None, n, T, k, po, None if ok else 0, search)
+    # 1. the agreements A that print as the reported p_o (GRIM): is a κ in its interval among them?
+    g = grim(pval, n, decimals=pint[2])
+    if g.feasible:
+        As = np.asarray(g.totals, dtype=np.int64)
+        As = As[np.argsort(np.abs(As - n * (1 + min(max(kval, -1.0), 1.0)) / 2), kind="stable")]
+        total, T, k, po = _kappa_search(n, kint, kval, As, np.zeros(len(As)), stop_inside=True)
+        if T is not None and _in(k, kint[0], kint[1]):
+            return KappaFeasibility(True, kval, pval, n, T, k, po, None, search)
+    # 2. none: the table nearest the reported pair, distance |κ − κ*|/unit_κ + |p_o − p_o*|/unit_p, in κ
+    # units |κ − κ*| + pen(A) with pen(A) = |A/n − p_o*|·unit_κ/unit_p (branch and bound over A)
+    As = np.argsort(np.abs(np.arange(n + 1) / n - pval), kind="stable")
+    pen = np.abs(As / n - pval) * 10.0 ** (pint[2] - kint[2])
+    total, T, k, po = _kappa_search(n, kint, kval, As, pen, stop_inside=False)
+    return KappaFeasibility(False, kval, pval, n, T, k, po, 0, search)
 
 
 def _w_of_kappa(n, A, k):
-    """W = v² − s² at which a table with A < n agreements has κ = k (κ rises with W)."""
-    if k >= 1:
-        return np.full(np.shape(A), np.inf)
-    if k <= -1:
-        return np.full(np.shape(A), -np.inf)
-    return (k * n * n - n * (2.0 * A - n)) / (1.0 - k)
+    """W = v² − s² at which a table with A < n agreements has κ = k (κ rises with W): ±∞ for k ≥ 1 or k ≤ −1."""
+    A, k = np.broadcast_arrays(np.asarray(A, dtype=float), np.asarray(k, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        W = (k * n * n - n * (2.0 * A - n)) / (1.0 - k)
+    return np.where(k >= 1, np.inf, np.where(k <= -1, -np.inf, W))
 
 
-def _kappa_only(n, kint, kval):
-    """κ alone on 2×2 tables, exact: the table whose κ is nearest the reported one.
+def _kappa_search(n, kint, kval, As, pen, *, stop_inside):
+    """The 2×2 table with A ∈ ``As`` agreements minimising |κ − κ*| + pen(A), exact.
 
     With A agreements, D = n − A disagreements, v = b − c and s = d − a, 2n²·p_e = n² + s² − v², so
 
         κ = (n(A − D) + W) / (n² + W),   W = v² − s²,   |v| ≤ D, v ≡ D,   |s| ≤ A, s ≡ A (mod 2),
 
-    which rises with W. Given the best distance e found so far (∞ at first), an A whose κ range
-    [κ(W = −A²), κ(W = D²)] stays farther than e from κ* is skipped, and for the other A only the s
-    for which some v in [0, D] puts κ within e are visited (s² ∈ [−W(κ* + e), D² − W(κ* − e)], at most
-    min(A, D) + 1 values); for each (A, s) the two v of D's parity around √(W(κ*) + s²) are the
-    nearest. A is visited by its distance from n(1 + κ*)/2, where matches usually are, so e falls
-    fast; a table inside the reported interval ends the search.
+    which rises with W, so κ lies in [κ(W = −A²), κ(W = D²)] for each A. ``pen`` (one per A) is
+    added to the κ distance. A is visited in blocks, by the lower bound "distance from κ* to that
+    range + pen(A)" (ties in the order of ``As``), and the search stops at the first A whose bound
+    reaches the best total e found so far. An A whose κ range stays farther than e − pen(A) from κ*
+    is skipped, so is an A whose window of W holds no possible W (odd for odd
+    n, a multiple of 4 for even n), and for the other A only the s for which some v in [0, D] puts κ
+    within e − pen(A) are visited (s² ∈ [−W(κ* + e'), D² − W(κ* − e')]); for each (A, s) the two v of
+    D's parity around √(W(κ*) + s²) are the nearest. With ``stop_inside``, a table whose κ lies in the
+    reported interval ends the search (the κ-alone search and the p_o-feasibility search, where pen = 0).
+
+    Returns (total, table, κ, p_o) of the best table (table None when ``As`` is empty).
     """
     kstar = float(min(max(kval, -1.0), 1.0))
-    best = (np.inf, None)                                  # (|κ − κ*|, (A, s, v))
-    if n >= 2:                                             # A = n: κ = 1 (p_e < 1 needs both categories)
-        best = (abs(1.0 - kval), (n, n - 2, 0))
-    if _in(1.0, kint[0], kint[1]) and n >= 2:
-        return _kappa_only_table(n, *best[1])
-    order = np.argsort(np.abs(np.arange(n) - n * (1 + kstar) / 2), kind="stable")   # A < n
+    As, pen = np.asarray(As, dtype=np.int64), np.asarray(pen, dtype=float)
+    best = (np.inf, None)                                  # (|κ − κ*| + pen(A), (A, s, v))
+    at_n = np.flatnonzero(As == n)
+    if len(at_n) and n >= 2:                               # A = n: κ = 1 (p_e < 1 needs both categories)
+        best = (abs(1.0 - kval) + float(pen[at_n[0]]), (n, n - 2, 0))
+        if stop_inside and _in(1.0, kint[0], kint[1]):
+            return (best[0], *_kappa_only_table(n, *best[1]))
+    keep = As < n
+    As, pen = As[keep], pen[keep]
+    # κ of a table with A agreements lies in [κ(W = −A²), κ(W = D²)]: its distance from κ* plus pen(A) is
+    # a lower bound of the A's total; A is visited by that bound (ties: in the given order), best first
+    Af = As.astype(np.float64)
+    Df = n - Af
+    kmax_all = (n * (Af - Df) + Df * Df) / (n * n + Df * Df)
+    kmin_all = (n * (Af - Df) - Af * Af) / (n * n - Af * Af)
+    bound = np.maximum(np.maximum(kmin_all - kval, kval - kmax_all), 0.0) + pen
+    order = np.lexsort((np.arange(len(As)), bound))
+    As, pen, bound = As[order], pen[order], bound[order]
     step, res = (4.0, 0.0) if n % 2 == 0 else (2.0, 1.0)
-    cum = np.cumsum(np.minimum(order, n - order) // 2 + 1)
-    i, budget = 0, 4 * n + 64
-    while i < n:
-        j = max(i + 1, int(np.searchsorted(cum, (cum[i - 1] if i else 0) + budget, side="right")))
-        budget = min(2 * budget, _BLOCK)
-        A = order[i:j].astype(np.float64)
+    cum = np.cumsum(np.minimum(As, n - As) // 2 + 1)
+    i, budget, work = 0, 4 * n + 64, 4 * n + 64
+    while i < len(As):
+        if bound[i] >= best[0]:
+            break                                          # (sorted by the bound: no later A can do better)
+        if np.isfinite(best[0]):
+            j = max(i + 1, int(np.searchsorted(cum, (cum[i - 1] if i else 0) + budget, side="right")))
+            budget = min(2 * budget, _BLOCK)
+        else:
+            j = i + 1                                      # (the first A alone: every s, then e is finite)
+        A, P, pos = As[i:j].astype(np.float64), pen[i:j], np.arange(i, j)
         i = j
         D = n - A
-        e = best[0]
+        e = best[0] - P                                    # the κ distance each A must beat
         kmax = (n * (A - D) + D * D) / (n * n + D * D)
         kmin = (n * (A - D) - A * A) / (n * n - A * A)
-        keep = (kmax >= kstar - e - EPS) & (kmin <= kstar + e + EPS)
-        A, D = A[keep], D[keep]
+        keep = (e > 0) & (kmax >= kval - e - EPS) & (kmin <= kval + e + EPS)
+        A, D, P, e, pos = A[keep], D[keep], P[keep], e[keep], pos[keep]
         if not len(A):
             continue
-        Wlo = _w_of_kappa(n, A, kstar - e) if np.isfinite(e) else np.full_like(A, -np.inf)
-        Whi = _w_of_kappa(n, A, kstar + e) if np.isfinite(e) else np.full_like(A, np.inf)
+        Wlo = _w_of_kappa(n, A, kval - e)
+        Whi = _w_of_kappa(n, A, kval + e)
         # W = v² − s² is odd for odd n and a multiple of 4 for even n: an A whose open W window holds
         # no such integer cannot beat the best (this prunes almost every A once e is small; a gain
         # below 1e-6 in W is below 1e-12 in κ, the EPS of every comparison)
         with np.errstate(invalid="ignore"):
             c = np.ceil((Wlo + 1e-6 - res) / step) * step + res
             has = ~np.isfinite(Wlo) | ~np.isfinite(Whi) | (c < Whi - 1e-6)
-        A, D, Wlo, Whi = A[has], D[has], Wlo[has], Whi[has]
+        A, D, P, Wlo, Whi, pos = A[has], D[has], P[has], Wlo[has], Whi[has], pos[has]
         if not len(A):
             continue
         s_lo = np.ceil(np.sqrt(np.clip(-Whi, 0, None)) - 1e-7)
@@ -614,23 +562,34 @@ def _kappa_only(n, kint, kval):
         cnt = np.where(s_hi >= s_lo, (s_hi - s_lo) // 2 + 1, 0).astype(np.int64)
         if not cnt.any():
             continue
+        # at most `work` (A, s) pairs at a time (doubling), so that e shrinks before the wide windows
+        cut = max(int(np.searchsorted(np.cumsum(cnt), work, side="right")), int(np.argmax(cnt > 0)) + 1)
+        work = min(2 * work, _BLOCK)
+        if cut < len(A):
+            i = int(pos[cut])                              # (the rest of the block comes next, with a smaller e)
+            A, D, P, s_lo, cnt = A[:cut], D[:cut], P[:cut], s_lo[:cut], cnt[:cut]
         first = np.repeat(np.cumsum(cnt) - cnt, cnt)
         idx = np.repeat(np.arange(len(A)), cnt)
         s = s_lo[idx] + 2 * (np.arange(len(idx)) - first)
-        A, D = A[idx], D[idx]
+        A, D, P = A[idx], D[idx], P[idx]
         x = _w_of_kappa(n, A, min(kstar, 1 - 1e-12)) + s * s
         v1 = np.floor(np.sqrt(np.clip(x, 0, None)))
         v1 = v1 - np.mod(v1 - D, 2)
         vmin = np.mod(D, 2)
         for v in (np.clip(v1, vmin, D), np.clip(v1 + 2, vmin, D)):
             W = v * v - s * s
-            err = np.abs((n * (A - D) + W) / (n * n + W) - kval)      # n² + W ≥ n² − A² > 0 for A < n
+            err = np.abs((n * (A - D) + W) / (n * n + W) - kval) + P   # n² + W ≥ n² − A² > 0 for A < n
             k = int(np.argmin(err))
             if err[k] < best[0]:
                 best = (float(err[k]), (int(A[k]), int(s[k]), int(v[k])))
-        if _in(kval + best[0], kint[0], kint[1]) or _in(kval - best[0], kint[0], kint[1]):
-            break
-    return _kappa_only_table(n, *best[1])
+        if stop_inside and best[1] is not None:
+            Ab, sb, vb = best[1]
+            Wb = vb * vb - sb * sb
+            if _in((n * (2 * Ab - n) + Wb) / (n * n + Wb), kint[0], kint[1]) if Ab < n else _in(1.0, *kint[:2]):
+                break
+    if best[1] is None:
+        return (np.inf, None, float("nan"), float("nan"))
+    return (best[0], *_kappa_only_table(n, *best[1]))
 
 
 def _kappa_only_table(n, A, s, v):

@@ -116,9 +116,11 @@ def _p_values(test: np.ndarray, stat: np.ndarray, df1: np.ndarray, df2: np.ndarr
     """p of each statistic: t, r and z from |statistic| (doubled when two-tailed), F and chi2/Q upper tail."""
     from scipy import stats
 
+    from ..agreement.correlation import r_test_pvalue
+
     p = np.full(stat.shape, np.nan)
     for kinds, fn in ((("t",), lambda x, i: stats.t.sf(np.abs(x), df2[i])),
-                      (("r",), lambda x, i: stats.t.sf(np.abs(_r_to_t(x, df2[i])), df2[i])),
+                      (("r",), lambda x, i: r_test_pvalue(x, df2[i], two_tailed=False)),
                       (("z",), lambda x, i: stats.norm.sf(np.abs(x))),
                       (("F",), lambda x, i: stats.f.sf(x, df1[i], df2[i])),
                       (("chi2", "Q", "Qw", "Qb"), lambda x, i: stats.chi2.sf(x, df1[i]))):
@@ -128,13 +130,6 @@ def _p_values(test: np.ndarray, stat: np.ndarray, df1: np.ndarray, df2: np.ndarr
     if two_tailed:
         p = np.where(np.isin(test, ("t", "r", "z")), np.minimum(2 * p, 1.0), p)
     return p
-
-
-def _r_to_t(r: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """t = r / sqrt((1 - r^2) / df); |r| >= 1 gives an infinite t (p = 0)."""
-    r = np.clip(r, -1.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.abs(r) >= 1, np.copysign(np.inf, r), r / np.sqrt((1 - r * r) / df))
 
 
 def _bounds(stat: np.ndarray, decimals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
