@@ -21,7 +21,7 @@ def demo(tmp_path_factory):
 
 
 def _tabular_columns(tex: str) -> int:
-    spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", tex).group(1)
+    spec = re.search(r"\\begin\{(?:tabular|longtable)\}\{(.*)\}\n", tex).group(1)
     return len(re.findall(r"[lrc]|p\{[^}]*\}", spec))
 
 
