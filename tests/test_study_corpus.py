@@ -7,17 +7,14 @@ relative to the study file (``../../../shared/data/...``); ``METAEVAL_SHARED_DAT
 Skipped when the data folder is absent; the demo's report (tests/test_report_tex.py) runs everywhere.
 
 Data a study reads that is not a file of ../shared/data (a path starting with ``derived/``) is
-derived here from ../shared/data into a temporary folder:
-
-* ``derived/pandalm_long.csv``: PandaLM's test set (testset-v1.json and the two judges' files) as a
-  long table ``item_id, rater, label``: the three annotators' labels, GPT-3.5's answers mapped as in
-  the PandaLM repository's compute_metrics ('1' → 1, '2' → 2, 'Tie' → 0, 'garbage' → 0) and
-  PandaLM-7B's.
+derived from ../shared/data into a temporary folder by tests/studies/derive.py (columns selected
+and renamed only: PandaLM's annotators as a long table or as battles, LLMBar's gold label and GPT-4
+as battles, TREC DL 2021's binary labels as a table).
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
 import re
 import shutil
@@ -25,7 +22,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from metaeval.output.study import load_study, run_study
@@ -39,19 +35,14 @@ pytestmark = pytest.mark.realdata
 CORPUS = sorted(p.stem for p in STUDIES.glob("*.toml"))
 
 
-def derive_pandalm_long(data: Path, out: Path) -> Path:
-    """Write PandaLM's annotators and judges as one long CSV (item_id, rater, label); return its path."""
-    base = data / "pandalm"
-    test = json.loads((base / "testset-v1.json").read_text(encoding="utf-8"))
-    gpt = json.loads((base / "gpt-3.5-turbo-testset-v1.json").read_text(encoding="utf-8"))
-    pandalm = json.loads((base / "pandalm-7b-testset-v1.json").read_text(encoding="utf-8"))
-    gmap = {"1": 1, "2": 2, "Tie": 0, "garbage": 0}
-    rows = [(r["idx"], a, int(r[a])) for a in ("annotator1", "annotator2", "annotator3") for r in test]
-    rows += [(r["idx"], "gpt-3.5-turbo", gmap[r["gpt_result"]]) for r in gpt]
-    rows += [(r["idx"], "pandalm-7b", int(r["pandalm_result"])) for r in pandalm]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows, columns=["item_id", "rater", "label"]).to_csv(out, index=False)
-    return out
+def _derive_module():
+    spec = importlib.util.spec_from_file_location("corpus_derive", STUDIES / "derive.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+derive = _derive_module().derive
 
 
 def _paths(study: dict, fix) -> None:
@@ -75,10 +66,10 @@ def load_corpus_study(name: str, scratch: Path) -> dict:
     def fix(p: str) -> str:
         if p.startswith("derived/"):
             target = derived / p.removeprefix("derived/")
-            if target.name == "pandalm_long.csv" and not target.is_file():
-                derive_pandalm_long(DATA, target)
+            if not target.is_file():
+                derive(target.name, DATA, target)
             return str(target)
-        if p.startswith(PREFIX + "/"):
+        if p.startswith(PREFIX + "/") and DATA.resolve() != (STUDIES / PREFIX).resolve():
             return str(DATA / p.removeprefix(PREFIX + "/"))
         return p
 
