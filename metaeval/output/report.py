@@ -364,6 +364,11 @@ def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str
     return [("r" if numeric[i] else f"p{{{longest_word[i] * factor:.0f}pt}}") for i in range(ncol)], size, True
 
 
+def _breakable(tex: str) -> str:
+    """Escaped text where a line may also break after a ``/`` (a list of values ``270/177/...``, a path)."""
+    return tex.replace("/", r"/\allowbreak{}")
+
+
 def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4, csv: str = "") -> str:
     """A booktabs LaTeX table that fits the page: a float, or a ``longtable`` across pages.
 
@@ -452,7 +457,7 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     longtable = not cut and (n_rows > LONGTABLE_ROWS or 13.0 * (sum(lines_per_row) + 4) > _TEXT_HEIGHT)
 
     cap = getattr(caption, "latex", None)
-    cap = cap if isinstance(cap, str) else esc.latex(caption)
+    cap = cap if isinstance(cap, str) else _breakable(esc.latex(caption))
     more = ""
     if cut:
         more = f"The first {LONGTABLE_ROWS} of {n_rows} rows" + (f"; every row in {csv}." if csv else ".")
@@ -960,7 +965,7 @@ class Report:
     def _figure_tex(self, name: str, caption) -> str:
         """The ``figure`` environment of figure ``name`` (the text of ``figures/<name>.tex``)."""
         cap = getattr(caption, "latex", None)
-        cap = cap if isinstance(cap, str) else esc.latex(caption or name.replace("_", " "))
+        cap = cap if isinstance(cap, str) else _breakable(esc.latex(caption or name.replace("_", " ")))
         return "\n".join([r"\begin{figure}[htbp]", r"\centering",
                           rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]{{figures/{name}.pdf}}",
                           rf"\caption{{{cap}}}", rf"\label{{fig:{name}}}", r"\end{figure}", ""])
@@ -1025,7 +1030,7 @@ class Report:
                     floats = 0
                 lines += [rf"\section{{{esc.latex(block[1])}}}", ""]
             elif kind == "text":
-                lines += [esc.latex(block[1]), ""]
+                lines += [_breakable(esc.latex(block[1])), ""]
             elif kind == "table":
                 _, name, caption, columns, digits = block
                 if tables is not None:
