@@ -4,7 +4,8 @@ A :class:`Report` collects sections, tables and figures and writes, into one fol
 
 * ``report.md`` and ``report.html`` (figures embedded as data URIs, no external resources);
 * ``tables/<name>.csv`` and ``tables/<name>.tex`` for every table;
-* ``figures/<name>.{png,svg,pdf}`` for every figure;
+* ``figures/<name>.{png,svg,pdf}`` for every figure, and ``figures/<name>.tex`` (its LaTeX ``figure``);
+* ``report.tex``, a LaTeX document that inputs every table and figure (:meth:`Report.to_latex`);
 * ``results.json`` with all tables, the package versions and the seeds.
 
 Files are deterministic: same inputs and seed → byte-identical output (no timestamps; rounding only
@@ -315,7 +316,7 @@ def _cell(v, digits: int) -> tuple[str, str]:
     """
     tex = getattr(v, "latex", None)
     shown = _fmt(v, digits)
-    return shown, (tex if isinstance(tex, str) else esc.latex(shown))
+    return shown, (tex if isinstance(tex, str) else _breakable(esc.latex(shown)))
 
 
 def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str, bool]:
@@ -328,7 +329,7 @@ def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str
     """
     ncol = len(numeric)
     natural = [max((_text_pt(c) for c in col), default=0.0) for col in shown]
-    longest_word = [max((_text_pt(w) for c in col for w in c.split()), default=0.0) for col in shown]
+    longest_word = [max((_text_pt(w) for c in col for w in re.split(r"(?<=/)|\s+", c)), default=0.0) for col in shown]
 
     def fit(width: float, factor: float):
         room = width - _COLSEP * ncol
@@ -786,7 +787,8 @@ class Report:
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
     def figure(self, name: str, fig: Figure, caption: str = "") -> None:
-        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML).
+        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML, the PDF is
+        included in report.tex through ``figures/<name>.tex``, labelled ``fig:<name>``).
 
         Parameters
         ----------
