@@ -11,6 +11,7 @@ import gc
 import hashlib
 import html.parser
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -226,8 +227,9 @@ def report_tex_compiles_and_carries_the_payloads_test(payload_report, tmp_path):
     for s in PAYLOADS:                                            # every payload, escaped, is in the document
         assert esc.latex(" ".join(s.split())).strip() in tex, s
     for line in (payload_report / "report.tex").read_text().splitlines():
-        if line.startswith("\\input"):
-            assert line.startswith("\\input{tables/") and esc.file_stem(line[len("\\input{tables/"):-len(".tex}")])
+        if line.startswith("\\input"):                         # tables/NAME.tex or figures/NAME.tex, NAME a safe stem
+            m = re.fullmatch(r"\\input\{(tables|figures)/(.+)\.tex\}", line)
+            assert m and esc.file_stem(m.group(2))
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
         pytest.skip("pdflatex not installed (apt-get install texlive-latex-recommended)")

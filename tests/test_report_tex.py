@@ -21,7 +21,7 @@ def demo(tmp_path_factory):
 
 
 def _tabular_columns(tex: str) -> int:
-    spec = re.search(r"\\begin\{tabular\}\{(.*)\}\n", tex).group(1)
+    spec = re.search(r"\\begin\{(?:tabular|longtable)\}\{(.*)\}\n", tex).group(1)
     return len(re.findall(r"[lrc]|p\{[^}]*\}", spec))
 
 
@@ -117,3 +117,83 @@ def report_tex_uses_study_caption_test(tmp_path):
 def namespace_shows_only_the_public_api_test():
     import metaeval.output.report  # binds metaeval.output, which dir() must not show
     assert dir(metaeval) == sorted(metaeval.__all__)
+
+
+# --------------------------------------------------------------------------------------------
+# LaTeX that fits a paper (issue #20): long tables, wide tables, figures, labels carrying LaTeX
+# --------------------------------------------------------------------------------------------
+
+def _frame(n, wide=False):
+    if wide:   # six columns of intervals (which cannot wrap): wider than a portrait page at \footnotesize
+        return pd.DataFrame({f"estimate [95% CI] {k}": [f"-0.{k}{i:03d} [-0.1000, 0.9000]" for i in range(n)]
+                             for k in range(6)})
+    return pd.DataFrame({"run": [f"run_{i}" for i in range(n)], "estimate": [i / 1000 for i in range(n)]})
+
+
+def latex_rows_rule_test():
+    from metaeval.output.report import LONGTABLE_ROWS, MAX_LATEX_ROWS
+
+    assert (LONGTABLE_ROWS, MAX_LATEX_ROWS) == (40, 200)
+    short = to_latex(_frame(40))
+    assert short.startswith("\\begin{table}") and short.count("run\\_") == 40 and "longtable" not in short
+    long = to_latex(_frame(41), caption="c", label="tab:l")
+    assert long.startswith("\\begin{longtable}") and long.count("run\\_") == 41
+    # the header repeats on every page after the first
+    assert long.count("run & estimate \\\\") == 2 and "\\endfirsthead" in long and "\\endhead" in long
+    assert long.count("run\\_") == 41 and "\\caption{c}\\label{tab:l}" in long
+    cut = to_latex(_frame(201), caption="Scores", csv="tables/s.csv")
+    assert cut.startswith("\\begin{table}") and cut.count("run\\_") == 40
+    assert "\\caption{Scores The first 40 of 201 rows; every row in tables/s.csv.}" in cut
+
+
+def latex_cell_with_own_latex_is_kept_test():
+    class Label:               # a registry label carrying LaTeX math (metaeval.core.registry)
+        latex = r"Kendall's $\tau_b$"
+
+        def __str__(self):
+            return "Kendall's τ_b"
+
+    tex = to_latex(pd.DataFrame({"statistic": [Label(), "a $x$ b"], "estimate": [0.5, 0.25]}))
+    assert r"Kendall's $\tau_b$ & 0.5000" in tex
+    assert r"a \$x\$ b & 0.2500" in tex          # any other text is escaped
+
+
+def _compile(folder, tmp_name="doc.tex"):
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is not installed; .ci/run installs Debian's texlive-latex-recommended")
+        pytest.skip("pdflatex not installed (apt-get install texlive-latex-recommended)")
+    for _ in range(2):      # longtable settles its column widths on the second run
+        r = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", tmp_name], cwd=folder,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout[-3000:]
+    return (folder / tmp_name).with_suffix(".log").read_text(errors="replace")
+
+
+def report_with_long_wide_tables_and_figures_compiles_test(tmp_path):
+    from metaeval import figures
+
+    r = Report("Fit")
+    r.section("Tables")
+    r.table("long", _frame(150), "A longtable")
+    r.table("cut", _frame(1953), "Cut to its first rows")
+    r.table("wide", _frame(12, wide=True), "Wide: smaller or landscape")
+    r.table("wide_long", _frame(60, wide=True), "Wide and long")
+    r.table("text", pd.DataFrame({"file": ["a.txt"] * 3, "problems": ["a long message " * 30] * 3,
+                                  "more": ["another long message " * 12] * 3}), "Text wraps")
+    fig, ax = figures.subplots()
+    figures.plot_confusion([[85, 20], [20, 77]], ax=ax)
+    r.figure("confusion", fig, "Confusion matrix")
+    out = r.write(tmp_path / "out")
+    tex = (out / "report.tex").read_text()
+    assert "\\input{figures/confusion.tex}" in tex and "\\usepackage{longtable}" in tex
+    fig_tex = (out / "figures" / "confusion.tex").read_text()
+    assert ("\\includegraphics[width=\\linewidth,height=0.8\\textheight,keepaspectratio]{figures/confusion.pdf}"
+            in fig_tex and "\\caption{Confusion matrix}" in fig_tex and "\\label{fig:confusion}" in fig_tex)
+    assert "\\begin{landscape}" in (out / "tables" / "wide.tex").read_text()
+    assert "\\begin{longtable}" in (out / "tables" / "wide_long.tex").read_text()
+    log = _compile(out, "report.tex")
+    assert "Float too large" not in log and "figures/confusion.pdf" in log.replace("\n", "")
+    over = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
+    assert all(w <= 10 for w in over), over

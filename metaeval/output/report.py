@@ -4,7 +4,8 @@ A :class:`Report` collects sections, tables and figures and writes, into one fol
 
 * ``report.md`` and ``report.html`` (figures embedded as data URIs, no external resources);
 * ``tables/<name>.csv`` and ``tables/<name>.tex`` for every table;
-* ``figures/<name>.{png,svg,pdf}`` for every figure;
+* ``figures/<name>.{png,svg,pdf}`` for every figure, and ``figures/<name>.tex`` (its LaTeX ``figure``);
+* ``report.tex``, a LaTeX document that inputs every table and figure (:meth:`Report.to_latex`);
 * ``results.json`` with all tables, the package versions and the seeds.
 
 Files are deterministic: same inputs and seed → byte-identical output (no timestamps; rounding only
@@ -35,8 +36,8 @@ from . import escape as esc
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "NOTE_ATTR", "INTERVAL_EXTRAS", "paper_table", "interval_note",
-           "column_label", "to_latex", "versions", "progress"]
+__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "NOTE_ATTR", "INTERVAL_EXTRAS", "LONGTABLE_ROWS", "MAX_LATEX_ROWS",
+           "LATEX_PACKAGES", "paper_table", "interval_note", "column_label", "to_latex", "versions", "progress"]
 
 T = TypeVar("T")
 
@@ -477,66 +478,244 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     return pd.DataFrame({k: out[k] for k in names}, columns=names), note
 
 
-def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4) -> str:
-    """A booktabs LaTeX table (``\\toprule``/``\\midrule``/``\\bottomrule``), numbers right-aligned.
+#: LaTeX tables: up to this many rows a table is a float (``table``); more rows a ``longtable`` that
+#: breaks across pages and repeats its header.
+LONGTABLE_ROWS = 40
+#: More rows than this: LaTeX shows the first :data:`LONGTABLE_ROWS` rows, and the caption and a
+#: last line point to the CSV (``tables/<name>.csv``), which keeps every row.
+MAX_LATEX_ROWS = 200
+#: The packages the LaTeX tables and figures need, all in Debian's ``texlive-latex-recommended``.
+LATEX_PACKAGES = ("booktabs", "longtable", "graphicx", "pdflscape")
+
+# width of the text in points: article class, 10pt, 2 cm margins on A4 (483.7) and letter (500.5)
+_TEXT_WIDTH = 480.0
+_LANDSCAPE_WIDTH = 720.0          # A4 landscape: 841.9 - 2 x 56.9 = 728.1
+_TEXT_HEIGHT = 600.0              # a float taller than this becomes a longtable (A4: 728, letter: 678)
+_COLSEP = 12.0                    # \tabcolsep on both sides of a column
+# font sizes tried for a longtable, with the factor of their width against \normalsize
+_SIZES = (("", 1.0), (r"\small", 0.9), (r"\footnotesize", 0.8), (r"\scriptsize", 0.7))
+# a table that fits the page only below this font size is set in landscape
+_LANDSCAPE_BELOW = 0.8
+
+
+def _char_pt(ch: str) -> float:
+    """Width in points of one character at 10pt in Computer Modern (T1), rounded up."""
+    if ch.isupper():
+        return 7.6
+    if ch in "mwMW":
+        return 8.4
+    if ch in " .,:;'!|il":
+        return 3.3
+    if ch in "[]()":
+        return 3.9
+    return 5.3
+
+
+def _text_pt(text: str) -> float:
+    return sum(_char_pt(c) for c in text)
+
+
+class _TexLabel:
+    """A label shown as ``text`` and written to LaTeX as ``latex`` (already LaTeX: not escaped again).
+
+    Not a ``str`` subclass: pandas turns those back into plain ``str`` and the attribute would be lost.
+    """
+
+    __slots__ = ("text", "latex")
+
+    def __init__(self, text: str, latex: str):
+        self.text, self.latex = text, latex
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _cell(v, digits: int) -> tuple[str, str]:
+    """A cell's text as shown (for widths) and as LaTeX.
+
+    A value with a ``latex`` attribute (a label carrying its own LaTeX, e.g. ``$\\tau_b$``) is
+    written as that LaTeX; every other value is formatted and escaped (:func:`metaeval.output.escape.latex`).
+    """
+    tex = getattr(v, "latex", None)
+    shown = _fmt(v, digits)
+    return shown, (tex if isinstance(tex, str) else _breakable(esc.latex(shown)))
+
+
+def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str, bool]:
+    """Column specs, font size and orientation so that a table of these cells fits the page.
+
+    Numbers keep their natural width (``r``); a text column wider than its share becomes a
+    paragraph column (``p{..pt}``, never narrower than its longest word). The first font size of
+    :data:`_SIZES` at which the estimated width fits the text width is taken; a table that needs a
+    size below :data:`_LANDSCAPE_BELOW` is set in landscape (at the largest size that fits there).
+    """
+    ncol = len(numeric)
+    natural = [max((_text_pt(c) for c in col), default=0.0) for col in shown]
+    longest_word = [max((_text_pt(w) for c in col for w in re.split(r"(?<=/)|\s+", c)), default=0.0) for col in shown]
+
+    def fit(width: float, factor: float):
+        room = width - _COLSEP * ncol
+        fixed = sum(natural[i] * factor for i in range(ncol) if numeric[i])
+        text = [i for i in range(ncol) if not numeric[i]]
+        if fixed + sum(natural[i] * factor for i in text) <= room:
+            return ["r" if numeric[i] else "l" for i in range(ncol)]
+        if fixed + sum(longest_word[i] * factor for i in text) > room:
+            return None
+        # the narrow text columns keep their width; the wide ones share what is left, narrowest first
+        specs = ["r" if numeric[i] else "l" for i in range(ncol)]
+        left, rest = room - fixed, sorted(text, key=lambda i: natural[i])
+        while rest:
+            share = left / len(rest)
+            i = rest[0]
+            if natural[i] * factor <= share:
+                left -= natural[i] * factor
+                rest.pop(0)
+                continue
+            for j in rest:
+                specs[j] = f"p{{{max(share, longest_word[j] * factor):.0f}pt}}"
+            break
+        return specs
+
+    for landscape, width in ((False, _TEXT_WIDTH), (True, _LANDSCAPE_WIDTH)):
+        for size, factor in _SIZES:
+            if not landscape and factor < _LANDSCAPE_BELOW:
+                break
+            specs = fit(width, factor)
+            if specs is not None:
+                return specs, size, landscape
+    size, factor = _SIZES[-1]
+    return [("r" if numeric[i] else f"p{{{longest_word[i] * factor:.0f}pt}}") for i in range(ncol)], size, True
+
+
+def _breakable(tex: str) -> str:
+    """Escaped text where a line may also break after a ``/`` (a list of values ``270/177/...``, a path)."""
+    return tex.replace("/", r"/\allowbreak{}")
+
+
+def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4, csv: str = "") -> str:
+    """A booktabs LaTeX table that fits the page: a float, or a ``longtable`` across pages.
+
+    The rule (documented in the guide's *Reports* section):
+
+    * up to :data:`LONGTABLE_ROWS` (40) rows, and not taller than a page: a ``table`` float; the
+      tabular is measured when LaTeX sets it and scaled down to ``\\linewidth`` when wider (so the
+      file also fits a narrower column when ``\\input`` into a paper);
+    * more rows (or wrapped text making it taller than a page), up to :data:`MAX_LATEX_ROWS` (200):
+      a ``longtable`` that breaks across pages and repeats its header;
+    * more than :data:`MAX_LATEX_ROWS` rows: the first :data:`LONGTABLE_ROWS` rows, the caption and a
+      last line saying how many rows the CSV (``csv``) holds;
+    * the width: numbers keep their natural width, long text wraps in a paragraph column; when the
+      estimated width exceeds the text width the table is set ``\\small``, then ``\\footnotesize``,
+      and when it fits only smaller than that, in landscape (``pdflscape``), the largest size first.
 
     Parameters
     ----------
     df : pandas.DataFrame
+        The cells (e.g. :func:`paper_table`'s). A cell whose value has a ``latex`` attribute (a
+        registry label with math, e.g. ``$\\tau_b$``) is written as that LaTeX; every other cell,
+        the header and the caption are escaped (:func:`metaeval.output.escape.latex`).
     caption : str, optional
-        ``\\caption{...}`` (LaTeX special characters are escaped).
+        ``\\caption{...}`` (escaped; an object with a ``latex`` attribute is written as that).
     label : str, optional
         ``\\label{...}``: letters, digits and ``- _ . :`` only (anything else is an InputError).
     digits : int
         Decimals of floats (NaN is left empty).
+    csv : str, optional
+        The CSV holding every row, named when the rows are cut (e.g. ``tables/scores.csv``).
 
     Returns
     -------
     str
-        A ``table`` environment; needs ``\\usepackage{booktabs}``.
+        A ``table`` or ``longtable`` environment (in a ``landscape`` one when rotated); needs
+        ``\\usepackage{booktabs,longtable,graphicx,pdflscape}`` (:data:`LATEX_PACKAGES`, all in
+        Debian's ``texlive-latex-recommended``).
+
+    References
+    ----------
+    ``tests/test_report_tex.py`` (the demo) and ``tests/test_study_corpus.py`` (real studies with
+    tables of 1,953 rows) compile the results with pdflatex: no error, no float too large, no line
+    more than 10pt too wide.
 
     Examples
     --------
     >>> import pandas as pd
     >>> print(to_latex(pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.60334]})))
-    \\begin{table}[t]
+    \\begin{table}[htbp]
     \\centering
-    \\begin{tabular}{lr}
+    \\sbox0{\\begin{tabular}{lr}
     \\toprule
     statistic & estimate \\\\
     \\midrule
     cohen\\_kappa & 0.6033 \\\\
     \\bottomrule
-    \\end{tabular}
+    \\end{tabular}}%
+    \\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}\\else\\usebox0\\fi
     \\end{table}
     <BLANKLINE>
+    >>> long = to_latex(pd.DataFrame({"run": [f"r{i}" for i in range(300)], "score": 0.5}), csv="tables/s.csv")
+    >>> long.splitlines()[0], long.count("\\\\\\\\\\n"), long.splitlines()[-5]
+    ('\\\\begin{table}[htbp]', 42, '\\\\multicolumn{2}{l}{\\\\emph{The first 40 of 300 rows; every row in tables/s.csv.}} \\\\\\\\')
     """
+    if label and not re.fullmatch(r"[A-Za-z0-9_.:\-]{1,200}", str(label)):
+        raise InputError("a LaTeX label may hold letters, digits and - _ . : only", text=str(label),
+                         fix="pass a label such as 'tab:kappa'")
+    n_rows = len(df)
+    cut = n_rows > MAX_LATEX_ROWS
+    view = df.iloc[:LONGTABLE_ROWS] if cut else df
     cols = [str(c) for c in df.columns]
+
     def numeric(c):
-        if df[c].dtype.kind in "biuf":
+        if view[c].dtype.kind in "biuf":
             return True
-        cells = [str(v) for v in df[c] if str(v) != ""]
+        cells = [str(v) for v in view[c] if str(v) != ""]
         return bool(cells) and all(re.fullmatch(r"-?[\d.]+( \[-?[\d.]+, -?[\d.]+\])?|-?inf", v) for v in cells)
 
-    def spec(c):
-        if numeric(c):
-            return "r"
-        # long text (an inspection's problems) wraps in a paragraph column instead of running off the page
-        return r"p{0.45\linewidth}" if max((len(str(v)) for v in df[c]), default=0) > 40 else "l"
+    is_num = [numeric(c) for c in view.columns]
+    cells = [[_cell(v, digits) for v in row] for row in view.itertuples(index=False)]
+    shown = [[c] + [r[i][0] for r in cells] for i, c in enumerate(cols)]
+    specs, size, landscape = _layout(shown, is_num)
+    # rows of wrapped text: lines each (an estimate), to keep a float within a page
+    lines_per_row = [max([1] + [int(_text_pt(r[i][0]) // float(s[2:-3])) + 1 for i, s in enumerate(specs)
+                                if s.startswith("p{")]) for r in cells]
+    longtable = not cut and (n_rows > LONGTABLE_ROWS or 13.0 * (sum(lines_per_row) + 4) > _TEXT_HEIGHT)
 
-    align = "".join(spec(c) for c in df.columns)
-    lines = [r"\begin{table}[t]", r"\centering"]
-    if caption:
-        lines.append(rf"\caption{{{esc.latex(caption)}}}")
-    if label:
-        if not re.fullmatch(r"[A-Za-z0-9_.:\-]{1,200}", str(label)):
-            raise InputError("a LaTeX label may hold letters, digits and - _ . : only", text=str(label),
-                             fix="pass a label such as 'tab:kappa'")
-        lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule", " & ".join(esc.latex(c) for c in cols) + r" \\", r"\midrule"]
-    for row in df.itertuples(index=False):
-        lines.append(" & ".join(esc.latex(_fmt(v, digits)) for v in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    cap = getattr(caption, "latex", None)
+    cap = cap if isinstance(cap, str) else _breakable(esc.latex(caption))
+    more = ""
+    if cut:
+        more = f"The first {LONGTABLE_ROWS} of {n_rows} rows" + (f"; every row in {csv}." if csv else ".")
+        cap = f"{cap} {esc.latex(more)}" if cap else esc.latex(more)
+    head = " & ".join(esc.latex(c) for c in cols) + r" \\"
+    body = [" & ".join(tex for _, tex in r) + r" \\" for r in cells]
+    if cut:
+        body.append(r"\midrule" + "\n" + rf"\multicolumn{{{len(cols)}}}{{l}}{{\emph{{{esc.latex(more)}}}}} \\")
+    align = "".join(specs)
+    lines: list[str] = []
+    if landscape:
+        lines.append(r"\begin{landscape}")
+    if longtable:
+        if size:
+            lines.append(r"\begingroup" + size)
+        lines.append(rf"\begin{{longtable}}{{{align}}}")
+        if cap or label:
+            lines.append((rf"\caption{{{cap}}}" if cap else "") + (rf"\label{{{label}}}" if label else "") + r" \\")
+        lines += [r"\toprule", head, r"\midrule", r"\endfirsthead",
+                  rf"\multicolumn{{{len(cols)}}}{{l}}{{\emph{{(continued)}}}} \\", r"\toprule", head, r"\midrule",
+                  r"\endhead", r"\bottomrule", r"\endlastfoot", *body, r"\end{longtable}"]
+        if size:
+            lines.append(r"\endgroup")
+    else:
+        lines += [r"\begin{table}[htbp]", r"\centering" + size]
+        if cap:
+            lines.append(rf"\caption{{{cap}}}")
+        if label:
+            lines.append(rf"\label{{{label}}}")
+        lines += [rf"\sbox0{{\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule", *body,
+                  r"\bottomrule", r"\end{tabular}}%",
+                  r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi", r"\end{table}"]
+    if landscape:
+        lines.append(r"\end{landscape}")
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -838,7 +1017,8 @@ class Report:
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
     def figure(self, name: str, fig: Figure, caption: str = "") -> None:
-        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML).
+        """Add a matplotlib figure (saved as PNG, SVG and PDF; the PNG is embedded in the HTML, the PDF is
+        included in report.tex through ``figures/<name>.tex``, labelled ``fig:<name>``).
 
         Parameters
         ----------
@@ -1014,22 +1194,50 @@ class Report:
             body += ["<h2 id=\"notes\">Notes</h2>", f"<p>{esc.html(_NOTES_INTRO)}</p>", _html_table(self.notes)]
         return "\n".join(body)
 
-    def _table_blocks(self):
-        captions = {b[1]: b for b in self.blocks if b[0] == "table"}
-        return [captions[name] for name in self.tables]
+    def _figure_tex(self, name: str, caption) -> str:
+        """The ``figure`` environment of figure ``name`` (the text of ``figures/<name>.tex``)."""
+        cap = getattr(caption, "latex", None)
+        cap = cap if isinstance(cap, str) else _breakable(esc.latex(caption or name.replace("_", " ")))
+        return "\n".join([r"\begin{figure}[htbp]", r"\centering",
+                          rf"\includegraphics[width=\linewidth,height=0.8\textheight,keepaspectratio]{{figures/{name}.pdf}}",
+                          rf"\caption{{{cap}}}", rf"\label{{fig:{name}}}", r"\end{figure}", ""])
 
-    def to_latex(self, tables: str | os.PathLike | None = None) -> str:
-        """The report as a LaTeX document (the text of ``report.tex``) that includes every table (``\\input``).
+    def _table_tex(self, name: str, caption, columns, digits) -> str:
+        """The LaTeX table of table ``name`` (the text of ``tables/<name>.tex``)."""
+        show, note = paper_table(self.tables[name], columns, digits=digits)
+        # statistic and method names carry the registry's LaTeX label ($\tau_b$, $\kappa_{\max}$) into the cell
+        tex, _ = paper_table(self.tables[name], columns, digits=digits, fmt="latex")
+        for i, c in enumerate(show.columns):
+            if c in ("statistic", "method"):
+                show[c] = pd.Series([_TexLabel(str(v), t) for v, t in zip(show[c], tex.iloc[:, i])], index=show.index,
+                                    dtype=object)
+        cap = caption or name.replace("_", " ")
+        cap = f"{cap.rstrip('. ')}. {note[0].upper()}{note[1:]}" if note else cap
+        return to_latex(show, caption=cap, label=f"tab:{name}", digits=digits, csv=f"tables/{name}.csv")
 
-        Each table is in the paper's shape (:func:`paper_table`): at most :data:`MAX_COLUMNS` columns,
-        the study's caption followed by the resampling note. The document needs only booktabs
-        (Debian's ``texlive-latex-recommended``) and compiles with ``pdflatex report.tex``.
+    def to_latex(self, tables: str | os.PathLike | None = None, *, figures: str | os.PathLike | None = None) -> str:
+        """The report as a LaTeX document (the text of ``report.tex``): sections, paragraphs, every table and figure.
+
+        Each table is a file ``tables/<name>.tex`` and each figure a file ``figures/<name>.tex`` (a
+        ``figure`` environment including ``figures/<name>.pdf`` with its caption and the label
+        ``fig:<name>``); the document ``\\input``\\ s them in the report's order, so a paper can
+        ``\\input`` any one of them (its paths are relative to the report folder). Tables are in the
+        paper's shape (:func:`paper_table`: at most :data:`MAX_COLUMNS` columns, the study's caption
+        followed by the resampling note) and fit the page (:func:`to_latex`: long tables as
+        ``longtable``, more than :data:`MAX_LATEX_ROWS` rows cut to the first ones with a pointer to
+        the CSV, wide ones smaller or in landscape). Preformatted blocks (:meth:`code`) are left to
+        report.md and report.html; the notes are a last, unnumbered section. The document needs the
+        packages :data:`LATEX_PACKAGES` (all in Debian's ``texlive-latex-recommended``) and compiles
+        with ``pdflatex report.tex`` (run it twice for longtable's column widths).
 
         Parameters
         ----------
         tables : str or Path, optional
             When given, write ``<name>.tex`` for every table into this folder (:meth:`write` passes
             ``tables/``); the document inputs them from ``tables/``.
+        figures : str or Path, optional
+            When given, write ``<name>.tex`` for every figure into this folder (:meth:`write` passes
+            ``figures/``, beside the figure's PDF).
 
         Returns
         -------
@@ -1039,27 +1247,49 @@ class Report:
         --------
         >>> import pandas as pd
         >>> r = Report("Judge_1 & co")
+        >>> r.section("Agreement")
         >>> r.table("kappa", pd.DataFrame({"statistic": ["cohen_kappa"], "estimate": [0.6033]}), "Agreement")
         >>> tex = r.to_latex()
-        >>> print(tex.splitlines()[6])
-        \\title{Judge\\_1 \\& co}
-        >>> [ln for ln in tex.splitlines() if ln.startswith("\\\\input")]
-        ['\\\\input{tables/kappa.tex}']
+        >>> [ln for ln in tex.splitlines() if ln.startswith(("\\\\title", "\\\\section", "\\\\input"))]
+        ['\\\\title{Judge\\\\_1 \\\\& co}', '\\\\section{Agreement}', '\\\\input{tables/kappa.tex}']
         """
-        lines = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
-                 r"\usepackage{booktabs}", r"\usepackage[margin=2cm]{geometry}", r"\usepackage{graphicx}",
+        lines = [r"% metaeval report. Every table is tables/NAME.tex and every figure figures/NAME.tex: \input",
+                 r"% any of them into a document whose preamble loads " + ", ".join(LATEX_PACKAGES) + ".",
+                 r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
+                 r"\usepackage[margin=2cm]{geometry}", *(rf"\usepackage{{{p}}}" for p in LATEX_PACKAGES),
+                 r"\setlength{\emergencystretch}{3em}",
                  rf"\title{{{esc.latex(self.title)}}}", r"\date{}", r"\begin{document}", r"\maketitle", ""]
-        for i, (_, name, caption, columns, digits) in enumerate(self._table_blocks()):
-            if tables is not None:
-                show, note = paper_table(self.tables[name], columns, digits=digits)
-                cap = caption or name.replace("_", " ")
-                cap = f"{cap.rstrip('. ')}. {note[0].upper()}{note[1:]}" if note else cap
-                Path(tables, f"{name}.tex").write_text(to_latex(show, caption=cap, label=f"tab:{name}",
-                                                                digits=digits), encoding="utf-8")
-            lines.append(rf"\input{{tables/{name}.tex}}")
-            if i % 4 == 3:  # let the floats out before LaTeX runs out of float slots
-                lines.append(r"\clearpage")
-        lines += ["", r"\end{document}", ""]
+        floats = 0      # floats since the last \clearpage: LaTeX holds at most 18 unplaced ones
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "section":
+                if floats >= 6:
+                    lines += [r"\clearpage", ""]
+                    floats = 0
+                lines += [rf"\section{{{esc.latex(block[1])}}}", ""]
+            elif kind == "text":
+                lines += [_breakable(esc.latex(block[1])), ""]
+            elif kind == "table":
+                _, name, caption, columns, digits = block
+                if tables is not None:
+                    Path(tables, f"{name}.tex").write_text(self._table_tex(name, caption, columns, digits),
+                                                           encoding="utf-8")
+                lines += [rf"\input{{tables/{name}.tex}}", ""]
+                floats += 1
+            elif kind == "figure":
+                _, name, caption = block
+                if figures is not None:
+                    Path(figures, f"{name}.tex").write_text(self._figure_tex(name, caption), encoding="utf-8")
+                lines += [rf"\input{{figures/{name}.tex}}", ""]
+                floats += 1
+            if floats >= 12:
+                lines += [r"\clearpage", ""]
+                floats = 0
+        if self._notes:
+            lines += [r"\clearpage", r"\section*{Notes}", "", esc.latex(_NOTES_INTRO), "",
+                      to_latex(self.notes, caption="Notes: warnings and rows left out, by analysis",
+                               label="tab:notes"), ""]
+        lines += [r"\end{document}", ""]
         return "\n".join(lines)
 
     def to_html(self) -> str:
@@ -1143,10 +1373,11 @@ class Report:
         (out / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
             df.to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n")
-        (out / "report.tex").write_text(self.to_latex(out / "tables"), encoding="utf-8")
-        pngs = {}
         if len(self.figures):
             (out / "figures").mkdir(parents=True, exist_ok=True)
+        (out / "report.tex").write_text(self.to_latex(out / "tables", figures=out / "figures"), encoding="utf-8")
+        pngs = {}
+        if len(self.figures):
             for name in self.figures:
                 stem = out / "figures" / name
                 if self._saved.get(name) != stem:
