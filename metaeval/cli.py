@@ -325,7 +325,7 @@ def _pdflatex() -> str:
 
 
 def compile_pdf(tex, *, pdflatex: str | None = None, runs: int = 2, timeout: float = 600) -> tuple:
-    """Compile a report's ``report.tex`` with pdflatex, in its folder.
+    r"""Compile a report's ``report.tex`` with pdflatex, in its folder.
 
     pdflatex runs with ``-interaction=nonstopmode -halt-on-error``; a second run resolves the
     cross-references (it is skipped when the first log does not ask for it).
@@ -355,7 +355,7 @@ def compile_pdf(tex, *, pdflatex: str | None = None, runs: int = 2, timeout: flo
     --------
     >>> import pathlib, shutil, tempfile
     >>> tex = pathlib.Path(tempfile.mkdtemp()) / "report.tex"
-    >>> _ = tex.write_text("\\documentclass{article}\\begin{document}Hello\\end{document}\n")
+    >>> _ = tex.write_text(r"\documentclass{article}\begin{document}Hello\end{document}")
     >>> pdf, error = compile_pdf(tex) if shutil.which("pdflatex") else (tex.with_suffix(".pdf"), "")
     >>> pdf.name, error
     ('report.pdf', '')
@@ -510,7 +510,7 @@ def study_keys() -> str:
     >>> text = study_keys()
     >>> text.splitlines()[0]
     'Keys of a study file (TOML; docs/guide/study-files.md explains them with examples)'
-    >>> "[[analysis]] with type = \"agreement\"" in text
+    >>> '[[analysis]] with type = "agreement"' in text
     True
     """
     from .output.study_schema import SCHEMA, schema_table
