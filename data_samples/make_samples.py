@@ -46,6 +46,7 @@ SEEDS = {
     "imageclef_like": 20240612,
     "rubric_like": 20240613,
     "battles_like": 20240614,
+    "panel_like": 20240615,
 }
 
 # Planted effect sizes (documented in README.md).
@@ -598,6 +599,41 @@ def make_battles_like(rng: np.random.Generator) -> dict[str, pd.DataFrame]:
 
 
 # --------------------------------------------------------------------------
+# 5. A panel of relevance judges
+# --------------------------------------------------------------------------
+
+# Each judge keeps the human grade with probability PANEL_KEEP[judge] + a topic effect
+# (N(0, PANEL_TOPIC_SD), shared by the judges: some topics are hard for all), else says a
+# uniformly random grade. "strong_lenient" is "strong" calling every 1 a 2 (its errors include
+# all of strong's). Names in the file's rater column; the human rater is "human".
+PANEL_KEEP = {"strong": 0.55, "mid_a": 0.45, "mid_b": 0.45, "weak": 0.25}
+PANEL_TOPIC_SD = 0.1
+
+
+def make_panel_like(rng: np.random.Generator) -> dict[str, pd.DataFrame]:
+    """Graded labels of 20 topics x 30 passages by a human and five judges, long form."""
+    n_topics, per_topic = 20, 30
+    qids = sorted(_str_ids(rng.choice(np.arange(100_000, 1_000_000), size=n_topics, replace=False)))
+    docs = _str_ids(rng.choice(8_841_823, size=n_topics * per_topic, replace=False))
+    topic = np.repeat(np.arange(n_topics), per_topic)
+    n = n_topics * per_topic
+    human = rng.choice(4, size=n, p=TREC_BASE_MIX)
+    effect = rng.normal(0.0, PANEL_TOPIC_SD, n_topics)[topic]
+    labels = {"human": human}
+    for name, keep in PANEL_KEEP.items():
+        kept = rng.random(n) < np.clip(keep + effect, 0.0, 1.0)
+        labels[name] = np.where(kept, human, rng.integers(0, 4, n))
+    labels["strong_lenient"] = np.where(labels["strong"] == 1, 2, labels["strong"])
+    rows = {"query_id": [], "doc_id": [], "rater": [], "label": []}
+    for rater, lab in labels.items():
+        rows["query_id"] += [qids[t] for t in topic]
+        rows["doc_id"] += docs
+        rows["rater"] += [rater] * n
+        rows["label"] += [int(v) for v in lab]
+    return {"labels.csv": _sorted_df(rows, ["query_id", "doc_id", "rater"])}
+
+
+# --------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------
 
@@ -639,12 +675,13 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def make_all() -> dict[str, dict[str, pd.DataFrame]]:
-    """All four sets, each generated from its own fixed seed in :data:`SEEDS`."""
+    """All five sets, each generated from its own fixed seed in :data:`SEEDS`."""
     return {
         "trec_dl_like": make_trec_dl_like(np.random.default_rng(SEEDS["trec_dl_like"])),
         "imageclef_like": make_imageclef_like(np.random.default_rng(SEEDS["imageclef_like"])),
         "rubric_like": make_rubric_like(np.random.default_rng(SEEDS["rubric_like"]), planted=True),
         "battles_like": make_battles_like(np.random.default_rng(SEEDS["battles_like"])),
+        "panel_like": make_panel_like(np.random.default_rng(SEEDS["panel_like"])),
     }
 
 

@@ -7,20 +7,22 @@ intervals (PPI++ with one λ for all runs, the finite-population variance of the
 t(14) quantile) must cover >= 0.90 of the runs' targets in every year with a mean width <= 0.8 x the
 human-only (Student t, same finite-population factor) interval's.
 
-Measured by this test (seeds 20261201, 20261202, 20261203; 200 draws a year):
+Measured by this test (seeds 20261201, 20261202, 20261203; 200 draws a year), and over ten seeds a
+year (the test's seed + 1000 k, k = 0..9: benchmarks/coverage_seeds_dl.py, output in
+benchmarks/results/coverage_seeds_dl.txt; mean ± SD across seeds / √10):
 
-====  ====  ======  ===============  ==============  ==================  ===================
-year  runs  topics  PPI++ coverage   PPI++ width     human-only (t)      judge-only coverage
-====  ====  ======  ===============  ==============  ==================  ===================
-DL19  37    43      0.931 (±0.011)   0.152 (0.72×)   0.940, 0.212 wide   0.432
-DL20  59    54      0.947 (±0.008)   0.157 (0.78×)   0.946, 0.203 wide   0.119
-DL21  63    53      0.935 (±0.010)   0.149 (0.75×)   0.939, 0.200 wide   0.048
-====  ====  ======  ===============  ==============  ==================  ===================
+====  ====  ======  ===============  ==================  ===============  ==================  ===========
+year  runs  topics  PPI++ (1 seed)   PPI++ (10 seeds)    PPI++ width      human-only (t)      judge-only
+====  ====  ======  ===============  ==================  ===============  ==================  ===========
+DL19  37    43      0.931 (±0.011)   0.931 ± 0.005       0.153 (0.72×)    0.941 ± 0.003       0.432
+DL20  59    54      0.947 (±0.008)   0.934 ± 0.004       0.154 (0.76×)    0.936 ± 0.003       0.119
+DL21  63    53      0.935 (±0.010)   0.938 ± 0.003       0.148 (0.74×)    0.949 ± 0.002       0.048
+====  ====  ======  ===============  ==================  ===============  ==================  ===========
 
-(± is the Monte Carlo standard error from the spread of the per-draw coverage.) The judge-only
+(the one-seed ± is the Monte Carlo standard error from the spread of the per-draw coverage.) The judge-only
 numbers reproduce the issue's 41% / 12% / 5%. With a λ per run (``lam_optim_mode="element"``) the
-coverage was 0.917 / 0.932 / 0.921 at the same widths; plain PPI (λ = 1) 0.934 / 0.952 / 0.938 at
-0.72× / 0.79× / 0.79×. The run files are only read here; nothing derived from them is written.
+coverage was 0.917 / 0.932 / 0.921 at the same widths (one seed); plain PPI (λ = 1) 0.937 / 0.940 /
+0.939 ± 0.004 / 0.003 / 0.003 at 0.73× / 0.78× / 0.78× (ten seeds). The run files are only read here; nothing derived from them is written.
 """
 
 from __future__ import annotations

@@ -156,6 +156,93 @@ def rank_correlation_is_reproducible_and_debiased_by_default_test():
     # the debiased point is the estimate minus the bootstrap bias (clipped to [-1, 1])
     assert e.extra["debiased"] == pytest.approx(min(1.0, e.estimate - e.bias), abs=1e-12)
     assert -1 <= e.ci.low <= e.ci.high <= 1
+    # the se column is the one behind the interval: (high - low) = 2 z f se (f: the few-clusters widening)
+    q = sps.norm.ppf(0.975) * me.core.resample.cluster_correction_factor(25)
+    for e in a:
+        if not (e.extra["clipped_low"] or e.extra["clipped_high"]):
+            assert e.ci.high - e.ci.low == pytest.approx(2 * q * e.se, rel=1e-9)
+        assert e.se == e.extra["se_debiased"] != e.extra["se_replicates"]
+        assert e.extra["se_replicates"] == pytest.approx(np.std(e.replicates, ddof=1), rel=1e-12)
+
+
+def debiased_z_centre_is_bias_corrected_on_fisher_z_test():
+    R, C = _matrices(seed=4, n=15, T=25)
+    e = rk.rank_correlation(R, C, methods="kendall_b", ci_method="debiased_z", n_resamples=300, n_outer=20,
+                            n_inner=50, rng=7)[0]
+    # tanh(2 atanh(t) - mean atanh(t*)), replicates moved eps = 2/(n(n-1)) inside the bounds (n = 15)
+    z = np.arctanh(np.clip(e.replicates, -1 + 1 / 105, 1 - 1 / 105))
+    assert e.ci.method == "debiased_z"
+    assert e.extra["debiased"] == pytest.approx(np.tanh(2 * np.arctanh(e.estimate) - z.mean()), abs=1e-12)
+
+
+# --- intervals near the bounds (issue 20, item 8) ------------------------------------
+
+def _near(sign, seed=11, n=20, T=30, noise=0.1):
+    """A candidate ranking almost equal to (sign=1) or almost the reverse of (sign=-1) the reference."""
+    R, C = _matrices(seed=seed, n=n, T=T)
+    return R, sign * R + noise * (C - R)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def debiased_z_interval_stays_in_range_near_the_bounds_test(sign):
+    R, C = _near(sign)
+    res = rk.rank_correlation(R, C, methods=["kendall_b", "spearman", "tau_ap", "rbo", "top_k_overlap"],
+                              ci_method="debiased_z", n_resamples=400, n_outer=30, n_inner=60, rng=3)
+    for e in res:
+        lo, hi = rk.RANK_SCALES[e.statistic][0]
+        assert lo < e.ci.low <= e.ci.high < hi, (e.statistic, e.ci)        # strictly inside: nothing clipped
+        assert not e.extra["clipped_low"] and not e.extra["clipped_high"]
+        assert "clipped" not in str(e)
+    # the estimate itself is near the bound and inside its interval
+    tau = res.get(method="kendall_b")
+    assert abs(tau.estimate) > 0.9 and tau.ci.low <= tau.estimate <= tau.ci.high
+
+
+def debiased_z_interval_and_se_on_the_transformed_scale_test():
+    """ends = inverse(z_c ± q·f·se_z), se = se_z · dθ/dz at the centre (Fisher's z: 1 − θ²; logit: θ(1 − θ))."""
+    R, C = _near(1, noise=0.3)
+    res = rk.rank_correlation(R, C, methods=["kendall_b", "spearman", "tau_ap", "rbo"], n_resamples=400,
+                              ci_method="debiased_z", n_outer=30, n_inner=60, rng=5)
+    q = sps.norm.ppf(0.975) * me.core.resample.cluster_correction_factor(30)
+    for e in res:
+        t = e.extra["transform"]
+        fwd, inv, slope = ((np.arctanh, np.tanh, lambda c: 1 - c**2) if t == "fisher_z" else
+                           (lambda x: np.log(x / (1 - x)), lambda z: 1 / (1 + np.exp(-z)), lambda c: c * (1 - c)))
+        assert t == ("logit" if e.statistic == "rbo" else "fisher_z")
+        zl, zh = fwd(e.ci.low), fwd(e.ci.high)
+        assert (zh - zl) / (2 * q) == pytest.approx(e.extra["se_transformed"], rel=1e-9)
+        c = e.extra["debiased"]
+        assert inv((zl + zh) / 2) == pytest.approx(c, abs=1e-12)
+        assert e.se == pytest.approx(e.extra["se_transformed"] * slope(c), rel=1e-12)
+        assert e.extra["se_debiased"] == e.se
+        # the SD of the first-level replicates is kept, and is not the se column
+        assert e.extra["se_replicates"] == pytest.approx(np.std(e.replicates, ddof=1), rel=1e-12)
+        assert e.ci.low <= e.estimate <= e.ci.high
+
+
+def transforms_are_fisher_z_and_logit_test():
+    from scipy.special import expit, logit
+
+    from metaeval.core.resample import TRANSFORMS
+
+    x = np.linspace(-0.999, 0.999, 41)
+    fz = TRANSFORMS["fisher_z"]
+    np.testing.assert_allclose(fz.forward(x), np.arctanh(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fz.inverse(np.arctanh(x)), x, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fz.derivative(np.arctanh(x)), 1 - x**2, rtol=1e-9, atol=1e-14)
+    u = (x + 1) / 2
+    lg = TRANSFORMS["logit"]
+    np.testing.assert_allclose(lg.forward(u), logit(u), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(lg.inverse(logit(u)), u, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(lg.derivative(logit(u)), expit(logit(u)) * (1 - u), rtol=1e-9, atol=1e-14)
+    # a value at the bound is moved eps inside it before transforming
+    assert fz.forward(1.0, 0.01) == pytest.approx(np.arctanh(0.99), rel=1e-12)
+
+
+def basic_interval_clipped_at_the_bound_warns_test():
+    R, C = _matrices(seed=8, n=6, T=12)
+    with pytest.warns(me.MetaevalWarning, match="interval of spearman reached past .* clipped at the bound"):
+        rk.rank_correlation(R, R + 0.3 * (C - R), methods=["spearman"], ci_method="basic", n_resamples=200, rng=0)
 
 
 def rank_correlation_point_estimate_mode_test():

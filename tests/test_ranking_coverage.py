@@ -1,13 +1,16 @@
-"""Coverage of topic-bootstrap intervals for system-ranking correlations (choosing the default).
+"""Coverage of topic-bootstrap intervals for system-ranking correlations (a check of the default).
 
 Population: n systems with population means mu (reference) and mu + delta (candidate: the judge's
 systematic differences); per-topic scores add a shared topic effect and correlated system×topic
 interactions. The population correlation is the coefficient of (mu, mu + delta): the ranking over
 infinitely many topics. Samples of T topics are drawn; each interval is checked for containing it.
-Measured here (R = 120 samples per design, B = 500, double bootstrap 50 × 100; Monte-Carlo SE about
-2 points): debiased (metaeval's default) 0.975 / 0.933 / 0.975 (tau-b / rho / tau_AP) with 30 systems
-and 40 topics, 0.925 / 0.975 / 0.883 with 60 systems and 50 topics; basic 0.71-0.92; percentile
-0.03-0.93 depending on the population (it misses whenever the estimate's downward bias is large).
+
+The default was chosen by benchmarks/coverage_rank_ci.py, which reuses this generator at population
+values 0.7 / 0.9 / 0.97 for tau-b, rho, tau_AP and RBO (its table: docs/statistics/rankings.md;
+output: benchmarks/results/coverage_rank_ci.txt). This test keeps one smaller design in CI
+(30 systems, 40 topics, population tau-b 0.79, rho 0.92, tau_AP 0.72, RBO 0.81; R = 60 samples,
+B = 300, double bootstrap 30 x 60; Monte Carlo SE about 0.03; about 25 s) and checks the default "debiased"
+against the percentile interval on the same replicates.
 """
 
 import warnings
@@ -19,9 +22,8 @@ import pytest
 from metaeval.core.resample import ci_from_replicates
 from metaeval.systems import ranking as rk
 
-METHODS = ["kendall_b", "spearman", "tau_ap"]
-DESIGNS = ((30, 40), (60, 50))
-REPS = 120
+METHODS = ["kendall_b", "spearman", "tau_ap", "rbo"]
+REPS = 60
 
 
 def _population(rng, n):
@@ -48,25 +50,21 @@ def _coverage(n, T, seed):
         warnings.simplefilter("ignore")
         for r in range(REPS):
             R, C = _sample(rng, mu, mu_c, T)
-            res = rk.rank_correlation(R, C, methods=METHODS, n_resamples=500, n_outer=50, n_inner=100, rng=r)
+            res = rk.rank_correlation(R, C, methods=METHODS, n_resamples=300, n_outer=30, n_inner=60, rng=r)
             for j, m in enumerate(METHODS):
                 e = res[j]
                 lo_p, hi_p, _ = ci_from_replicates(e.estimate, e.replicates, method="percentile")
-                ivs = {"debiased": (e.ci.low, e.ci.high), "percentile": (lo_p[0], hi_p[0]),
-                       "basic": (2 * e.estimate - hi_p[0], 2 * e.estimate - lo_p[0])}
-                for k, (lo, hi) in ivs.items():
+                for k, (lo, hi) in {"debiased": (e.ci.low, e.ci.high), "percentile": (lo_p[0], hi_p[0])}.items():
                     hits[(m, k)] = hits.get((m, k), 0) + (lo <= truth[j] <= hi)
     return {key: h / REPS for key, h in hits.items()}, truth
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,T", DESIGNS)
-def ranking_interval_coverage_test(n, T):
-    cov, truth = _coverage(n, T, seed=100 + n)
-    print(f"\n{n} systems, {T} topics, population {dict(zip(METHODS, np.round(truth, 3)))}, R={REPS}:")
+def ranking_interval_coverage_test():
+    cov, truth = _coverage(30, 40, seed=130)
+    print(f"\npopulation {dict(zip(METHODS, np.round(truth, 3)))}, R={REPS}:")
     for m in METHODS:
-        print(f"  {m:<10}" + "  ".join(f"{k} {cov[(m, k)]:.3f}" for k in ("debiased", "basic", "percentile")))
+        print(f"  {m:<10}" + "  ".join(f"{k} {cov[(m, k)]:.3f}" for k in ("debiased", "percentile")))
     for m in METHODS:
-        # the default: near nominal (3 Monte-Carlo SEs ~ 6 points at R = 120), and better than basic
+        # the default: near nominal (3 Monte-Carlo SEs ~ 8 points at R = 60)
         assert 0.87 <= cov[(m, "debiased")] <= 1.0, (m, cov[(m, "debiased")])
-        assert cov[(m, "debiased")] >= cov[(m, "basic")]

@@ -57,7 +57,7 @@ def demo_agreement_table_is_paper_shaped_test(demo):
     # estimate [low, high] in one cell; the note names method, B, unit and seed
     assert re.search(r"Cohen's \$\\kappa\$ & 0\.\d{4} \[0\.\d{4}, 0\.\d{4}\] \\\\", tex)
     cap = re.search(r"\\caption\{(.*)\}", tex).group(1)
-    assert "B = 60" in cap and "seed 7" in cap and "query\\_id" in cap and "(n = 40)" in cap
+    assert "B = 60" in cap and "seed 7" in cap and "40 query\\_id clusters resampled" in cap
     md = (demo / "report.md").read_text()
     # counts print as integers: the alignment counts of data_samples/README.md (7,731 pairs)
     assert "| human | matched | 7731 |" in md and "7731.0000" not in md
@@ -98,8 +98,8 @@ def paper_table_shape_test():
     table, note = paper_table(df)
     # the duplicated statistic column, se, bias, the empty p-value and the resampling columns are gone
     assert list(table.columns) == ["method", "estimate [90% CI]", "n"]
-    assert table.iloc[0].tolist() == ["kendall_b", "0.8000 [0.7000, 0.9000]", "30"]
-    assert note == "90% intervals: bca, B = 2000, resampling unit items (n = 30), seed 1."
+    assert table.iloc[0].tolist() == ["Kendall's τ_b", "0.8000 [0.7000, 0.9000]", "30"]   # the registry's label
+    assert note == "90% intervals: BCa bootstrap, B = 2000, 30 items resampled, seed 1."
     wide = pd.DataFrame({f"c{i}": [i] for i in range(9)})
     assert paper_table(wide)[0].shape == (1, MAX_COLUMNS)
 
@@ -110,7 +110,7 @@ def report_tex_uses_study_caption_test(tmp_path):
                                "ci_method": ["percentile"], "n_resamples": [100], "seed": [3]}), "My caption")
     out = r.write(tmp_path)
     tex = (out / "tables" / "k.tex").read_text()
-    assert r"\caption{My caption. Intervals: percentile, B = 100, seed 3.}" in tex
+    assert r"\caption{My caption. Intervals: percentile bootstrap, B = 100, seed 3.}" in tex
     assert "Gwet's AC1 & 0.5000 [0.4000, 0.6000]" in tex
 
 

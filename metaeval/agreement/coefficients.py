@@ -321,7 +321,9 @@ def _analytic(bound, td: TableData, *, confidence_level, population_size, quanti
     return analytic_estimate(bound.name, est, np.nan if res is None else float(res.variance), n=td.n,
                              confidence_level=confidence_level, quantile=quantile, alternative=alternative,
                              population_size=population_size,
-                             variance0=np.nan if res is None else float(getattr(res, "variance0", np.nan)))
+                             variance0=np.nan if res is None else float(getattr(res, "variance0", np.nan)),
+                             extra={"variance": "Fleiss–Cohen–Everitt" if bound.statistic.name == "cohen_kappa"
+                                    else "delta-method (Gwet 2014)"})
 
 
 def _analytic_weights(bound, td: TableData):

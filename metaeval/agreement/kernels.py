@@ -345,7 +345,8 @@ register(Statistic(
     public="krippendorff_alpha"))
 register(Statistic(
     "kappa_max", "κ_max", "table", _kappa_max_factory, defined=_ONE_CLASS, warn_undefined=True,
-    reference="the definition (Cohen 1960): Σ min(p_k+, p_+k) as p_o", public="kappa_max"))
+    reference="the definition (Cohen 1960): Σ min(p_k+, p_+k) as p_o", public="kappa_max",
+    math_label=r"$\kappa_{\max}$"))
 register(Statistic(
     "matthews_corrcoef", "MCC", "table", _mcc_factory, defined="defined unless a rater uses one level",
     reference="scikit-learn matthews_corrcoef", public="matthews_corrcoef"))
@@ -370,7 +371,7 @@ register(Statistic(
     components=lambda k, labels, prevalence: [
         f"{s}@{p:g}" for s in ("kappa", "ppv", "observed_agreement") for p in np.atleast_1d(prevalence)],
     reference="STATISTICS.md: the balanced table [[85, 20], [20, 77]] gives κ ≈ 0.063, PPV ≈ 0.043 at π = 0.0107",
-    public="kappa_at_prevalence"))
+    public="kappa_at_prevalence", math_label=r"$\kappa$, PPV and $p_o$ at another prevalence"))
 register(Statistic(
     "threshold_agreement", "Agreement at every threshold", "table", _threshold_factory, symmetric=False,
     components=lambda k, labels: [f"{s}@{j}" for j in range(1, k) for s in _THRESHOLD_STATS],

@@ -1223,7 +1223,8 @@ def _estimates(data: RaterData, specs: list[_Spec], *, ci_method, quantile, popu
             out.append(analytic_estimate(s.name, float(t), an.variance, n=an.n, n_items=n_of[s.name],
                                          confidence_level=confidence_level, quantile=quantile,
                                          population_size=population_size, n_sampled=n_items,
-                                         extra={"pa": an.pa, "pe": an.pe, "weights": s.label}))
+                                         extra={"pa": an.pa, "pe": an.pe, "weights": s.label,
+                                                "variance": "delta-method (Gwet 2014)"}))
         return out
     if cl is not None:
         _, cid = np.unique(np.asarray(cl), return_inverse=True)

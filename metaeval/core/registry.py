@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Statistic", "BoundStatistic", "register", "get", "parse", "resolve", "default_level", "names", "statistics", "UNDEFINED_PE_TOL"]
+__all__ = ["Statistic", "BoundStatistic", "Label", "METHOD_LABELS", "display_label", "register", "get", "parse",
+           "resolve", "default_level", "names", "statistics", "UNDEFINED_PE_TOL"]
 
 #: Chance agreement within this distance of 1 makes a chance-corrected coefficient undefined
 #: (κ = (p_o − p_e)/(1 − p_e) with a zero denominator). One tolerance for the whole package.
@@ -64,7 +65,8 @@ class Statistic:
     name : str
         The name used everywhere (results, reports, study files), e.g. ``"cohen_kappa"``.
     label : str
-        How a reader sees it in tables and figures, e.g. ``"Cohen's κ"``.
+        How a reader sees it in tables and figures, e.g. ``"Cohen's κ"`` (plain text: Markdown, HTML,
+        the terminal).
     family : {"table", "multirater"}
         What the kernel is a function of: ``"table"`` — a K×K contingency table of two raters
         (rows: reference, columns: candidate), flattened to K² cells; ``"multirater"`` — per-item
@@ -98,6 +100,11 @@ class Statistic:
         The independent implementation or published table it is tested against.
     public : str or None
         The public function of ``metaeval`` that computes it.
+    math_label : str or None
+        The label as LaTeX source (math in ``$...$``, already escaped) where the plain text has a
+        subscript that escaping alone would print literally (``κ_max`` → ``$\\kappa_{\\max}$``);
+        None: LaTeX writers escape ``label`` (:func:`metaeval.output.escape.latex` turns κ into
+        ``$\\kappa$``).
 
     Returns
     -------
@@ -125,6 +132,7 @@ class Statistic:
     reference: str = ""
     public: str | None = None
     params: tuple = field(default=())
+    math_label: str | None = None
 
     def analytic_function(self) -> Callable | None:
         """The analytic-variance function, imported on demand (None when there is none).
@@ -195,6 +203,15 @@ class BoundStatistic:
             return s.label
         wname = self.weights if isinstance(self.weights, str) else "custom weights"
         return f"{s.label} ({wname})"
+
+    @property
+    def math_label(self) -> str | None:
+        """The label as LaTeX source (None: escape :attr:`label`), with the weights as in :attr:`label`."""
+        s = self.statistic
+        if s.math_label is None or self.name == s.name:
+            return s.math_label
+        wname = self.weights if isinstance(self.weights, str) else "custom weights"
+        return f"{s.math_label} ({wname})" if wname.replace(" ", "").isalnum() else None
 
     def weight_matrix(self, k: int, levels=None) -> np.ndarray | None:
         """The K×K agreement weights (None for statistics without agreement weights)."""
@@ -389,6 +406,98 @@ def default_level(kind: str | None, k: int) -> str:
     ('ordinal', 'nominal')
     """
     return kind if kind in ("nominal", "ordinal", "interval", "ratio") and k > 2 else "nominal"
+
+
+@dataclass(frozen=True)
+class Label:
+    """How a reader sees a name: plain text, and LaTeX source where the text needs math.
+
+    Parameters
+    ----------
+    text : str
+        For Markdown, HTML, the terminal and figures (escaped by each writer), e.g. ``"κ_max"``.
+    latex : str or None
+        LaTeX source, already escaped, math in ``$...$`` (``"$\\kappa_{\\max}$"``); None when
+        escaping ``text`` gives the right LaTeX (:func:`metaeval.output.escape.latex`).
+
+    Returns
+    -------
+    Label
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.Label("RBO")
+    Label(text='RBO', latex=None)
+    """
+
+    text: str
+    latex: str | None = None
+
+
+#: Labels of result names that are not declared statistics: the methods of the system-ranking
+#: correlations (:data:`metaeval.systems.ranking.RANK_METHODS`) and of score correlations. Every
+#: writer (report tables, captions) reads them through :func:`display_label`.
+METHOD_LABELS: dict[str, Label] = {
+    "kendall_b": Label("Kendall's τ_b", r"Kendall's $\tau_b$"),
+    "kendall_a": Label("Kendall's τ_a", r"Kendall's $\tau_a$"),
+    "kendall_tau": Label("Kendall's τ_b", r"Kendall's $\tau_b$"),
+    "kendall_tau_b": Label("Kendall's τ_b", r"Kendall's $\tau_b$"),
+    "spearman": Label("Spearman's ρ", r"Spearman's $\rho$"),
+    "spearman_rho": Label("Spearman's ρ", r"Spearman's $\rho$"),
+    "pearson": Label("Pearson's r", r"Pearson's $r$"),
+    "pearson_r": Label("Pearson's r", r"Pearson's $r$"),
+    "tau_ap": Label("τ_AP", r"$\tau_{\mathrm{AP}}$"),
+    "tau_ap_b": Label("τ_AP,b", r"$\tau_{\mathrm{AP},b}$"),
+    "rbo": Label("RBO"),
+    "top_k_overlap": Label("top-k overlap", r"top-$k$ overlap"),
+    "max_rank_change": Label("largest rank change"),
+    "discordant_pairs": Label("discordant pairs"),
+    "discordant_fraction": Label("discordant fraction"),
+}
+
+
+def display_label(name: str) -> Label:
+    """The reader-facing label of a statistic (weights included) or of a method name.
+
+    The one lookup every writer uses: a declared statistic's :attr:`Statistic.label` and
+    :attr:`Statistic.math_label` (through :func:`resolve`, so ``cohen_kappa_linear`` reads
+    "Cohen's κ (linear)"), else :data:`METHOD_LABELS`, else the name itself.
+
+    Parameters
+    ----------
+    name : str
+        A statistic name (``cohen_kappa``, ``kappa_max``, ``gwet_ac2_linear``) or a method name
+        (``kendall_b``, ``tau_ap``, ``rbo``, ``spearman``).
+
+    Returns
+    -------
+    Label
+
+    Examples
+    --------
+    >>> from metaeval.core import registry
+    >>> registry.display_label("kappa_max")
+    Label(text='κ_max', latex='$\\\\kappa_{\\\\max}$')
+    >>> registry.display_label("tau_ap").latex, registry.display_label("cohen_kappa").text
+    ('$\\\\tau_{\\\\mathrm{AP}}$', "Cohen's κ")
+    >>> registry.display_label("win_rate")
+    Label(text='win_rate', latex=None)
+    """
+    name = str(name)
+    if name in METHOD_LABELS:
+        return METHOD_LABELS[name]
+    try:
+        b = resolve(name)
+    except (ValueError, TypeError):      # not a declared statistic (or one that needs parameters)
+        try:
+            stat, _ = parse(name)
+        except ValueError:
+            return Label(name)
+        if stat.name != name:
+            return Label(name)
+        return Label(stat.label, stat.math_label)
+    return Label(b.label, b.math_label)
 
 
 def names(family: str | None = None) -> list[str]:

@@ -59,7 +59,7 @@ from scipy.special import ndtr, ndtri
 from ..core.errors import InputError, SmallSampleWarning, UndefinedStatisticWarning
 
 __all__ = ["Units", "BootstrapResult", "bootstrap", "make_rng", "ci_from_replicates", "bootstrap_pvalue",
-           "table_units", "shared_table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap",
+           "table_units", "shared_table_units", "group_means", "cluster_correction_factor", "jackknife_acceleration", "debiased_bootstrap", "TRANSFORMS",
            "CI_METHODS", "DEFAULT_N_RESAMPLES", "DEFAULT_CI_METHOD", "MIN_CLUSTERS", "CLUSTER_COVERAGE",
            "JACKKNIFE_MAX_UNITS", "JACKKNIFE_GROUPS", "MAX_N_RESAMPLES", "check_n_resamples", "check_seed"]
 
@@ -1458,11 +1458,160 @@ def group_means(values, groups, *, cluster=None, n_resamples: int = DEFAULT_N_RE
                      rng=rng)
 
 
+@dataclass(frozen=True)
+class Transform:
+    """A monotone map of a bounded statistic's range onto the real line (see :data:`TRANSFORMS`).
+
+    ``z = scale · logit((θ − low)/(high − low))``: with ``(low, high, scale) = (−1, 1, 1/2)`` this
+    is Fisher's z, ``atanh(θ)``; with ``(0, 1, 1)`` the logit.
+
+    Parameters
+    ----------
+    name : str
+        ``"fisher_z"`` or ``"logit"``.
+    low, high : float
+        The statistic's range.
+    scale : float
+        The factor in front of the logit.
+
+    Examples
+    --------
+    >>> t = TRANSFORMS["fisher_z"]
+    >>> round(float(t.forward(0.5)), 6), round(float(t.inverse(t.forward(0.5))), 6)
+    (0.549306, 0.5)
+    """
+
+    name: str
+    low: float
+    high: float
+    scale: float
+
+    def forward(self, x, eps=0.0):
+        """z of x, after clipping x to ``[low + eps, high − eps]`` (a statistic at its bound has no finite z)."""
+        x = np.clip(np.asarray(x, dtype=float), self.low + eps, self.high - eps)
+        u = (x - self.low) / (self.high - self.low)
+        with np.errstate(divide="ignore"):
+            return self.scale * (np.log(u) - np.log1p(-u))
+
+    def inverse(self, z):
+        """θ of z (inside the range for every finite z)."""
+        from scipy.special import expit
+
+        return self.low + (self.high - self.low) * expit(np.asarray(z, dtype=float) / self.scale)
+
+    def derivative(self, z):
+        """dθ/dz at z: the delta-method factor from a standard error of z to one of θ."""
+        from scipy.special import expit
+
+        u = expit(np.asarray(z, dtype=float) / self.scale)
+        return (self.high - self.low) * u * (1 - u) / self.scale
+
+
+#: Transforms of bounded statistics for :func:`debiased_bootstrap` (``transform=``): Fisher's z for
+#: statistics in [−1, 1] (correlations), the logit for statistics in [0, 1] (overlaps).
+TRANSFORMS = {"fisher_z": Transform("fisher_z", -1.0, 1.0, 0.5), "logit": Transform("logit", 0.0, 1.0, 1.0)}
+
+
+def _transforms_of(transform, m: int) -> list:
+    names = [transform] * m if transform is None or isinstance(transform, str) else list(transform)
+    if len(names) != m:
+        raise ValueError(f"transform: {len(names)} names for {m} statistics")
+    bad = [t for t in names if t is not None and t not in TRANSFORMS]
+    if bad:
+        raise ValueError(f"unknown transform(s) {bad}; choose from {tuple(TRANSFORMS)} or None")
+    return [None if t is None else TRANSFORMS[t] for t in names]
+
+
+def _columns_to_z(ts, x, eps):
+    """Each column j of x (last axis) through transform ts[j] (None: as it is)."""
+    x = np.array(x, dtype=float, copy=True)
+    eps = np.broadcast_to(np.asarray(eps, dtype=float), (len(ts),))
+    for j, t in enumerate(ts):
+        if t is not None:
+            x[..., j] = t.forward(x[..., j], eps[j])
+    return x
+
+
+def _double_bootstrap(statistic, units: Units, *, n_resamples, n_outer, n_inner, rng, chunk):
+    """θ̂, the first-level replicates (B, m), the second-level replicates (n_outer, n_inner, m), the seed.
+
+    The ``n_outer`` first resamples (topic counts w) each get ``n_inner`` second-level resamples
+    drawn from the resampled data (``Multinomial(N, w/N)``).
+    """
+    gen, seed = make_rng(rng)
+    if units.strata is not None:
+        raise ValueError("debiased_bootstrap does not support strata yet")
+    total = units.total()[None, :]
+    theta_hat = _as_2d(statistic(total), 1)[0]
+    N = units.n_units
+    p0 = units.m / N
+    U = units.X.shape[0]
+    if chunk is None:
+        chunk = max(1, min(n_resamples, _CHUNK_ELEMS // max(U, units.X.shape[1], 1)))
+    reps, first_counts = [], None
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        counts = gen.multinomial(N, p0, size=b)
+        if first_counts is None:
+            first_counts = counts[: min(n_outer, b)]
+        reps.append(_as_2d(statistic(_times_X(counts, units)), b))
+        done += b
+    reps = np.vstack(reps)
+    inner_all = []
+    for b in range(min(n_outer, len(first_counts))):
+        inner = []
+        for s in range(0, n_inner, chunk):
+            bb = min(chunk, n_inner - s)
+            c2 = gen.multinomial(N, first_counts[b] / N, size=bb)
+            inner.append(_as_2d(statistic(_times_X(c2, units)), bb))
+        inner_all.append(np.vstack(inner))
+    return theta_hat, reps, np.array(inner_all), seed
+
+
+def _debiased_interval(theta_hat, reps, inner, *, transform=None, eps=0.0, confidence_level=0.95,
+                       n_clusters=None, stratified=False, cluster_correction=True, bounds=(-np.inf, np.inf)):
+    """The debiased interval from the two bootstrap levels, on each statistic's transformed scale.
+
+    Returns ``low, high, se, extra``: ``se`` is the standard error behind the interval (on a
+    transformed scale, carried back by the delta method at the centre).
+    """
+    from scipy.stats import norm
+
+    m = len(theta_hat)
+    ts = _transforms_of(transform, m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        zh, zr, zi = (_columns_to_z(ts, a, eps) for a in (theta_hat, reps, inner))
+        bias_z = np.nanmean(zr, axis=0) - zh
+        centre = zh - bias_z
+        bc_star = 2 * zr[: len(zi)] - np.nanmean(zi, axis=1)       # θ*_bc = 2θ* − mean θ** (n_outer, m)
+        se_z = np.nanstd(bc_star, axis=0, ddof=1)
+    z = norm.ppf(0.5 + confidence_level / 2)
+    raw = np.array([t is None for t in ts])
+    cb = np.where(raw, np.clip(centre, *bounds), centre)
+    low, high, extra = _finish_interval(cb, cb - z * se_z, cb + z * se_z, n_clusters=n_clusters,
+                                        stratified=stratified, confidence_level=confidence_level,
+                                        alternative="two-sided", cluster_correction=cluster_correction, bounds=None)
+    debiased, se = cb.copy(), se_z.copy()
+    for j, t in enumerate(ts):
+        if t is not None:
+            low[j], high[j], debiased[j] = t.inverse(low[j]), t.inverse(high[j]), t.inverse(cb[j])
+            se[j] = se_z[j] * t.derivative(cb[j])
+    with np.errstate(invalid="ignore"):
+        extra["clipped_low"] = np.atleast_1d(low < bounds[0])
+        extra["clipped_high"] = np.atleast_1d(high > bounds[1])
+    low, high = np.clip(low, *bounds), np.clip(high, *bounds)
+    extra.update(debiased=debiased, se_debiased=se, transform=np.array([None if t is None else t.name for t in ts], dtype=object),
+                 se_transformed=np.where(raw, np.nan, se_z))
+    return low, high, se, extra
+
+
 def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
                        n_resamples: int = DEFAULT_N_RESAMPLES, n_outer: int = 100, n_inner: int = 200,
                        confidence_level: float = 0.95, rng: None | int | np.random.Generator = None,
                        bounds: tuple[float, float] = (-np.inf, np.inf), cluster_correction: bool = True,
-                       chunk: int | None = None) -> BootstrapResult:
+                       chunk: int | None = None, transform=None, transform_eps=0.0) -> BootstrapResult:
     """Bias-corrected bootstrap interval whose standard error is calibrated by a double bootstrap.
 
     For statistics whose bootstrap distribution is shifted away from the estimate (a correlation of
@@ -1474,6 +1623,12 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     resampled data (``Multinomial(N, w/N)``), giving ``θ*_bc = 2θ* − mean θ**``; the interval is
     ``θ_bc ± z · SD(θ*_bc)``, widened for few clusters and checked for too few clusters as in
     :func:`bootstrap` (same seed handling, same widening, same warning), clipped to ``bounds``.
+
+    With ``transform`` (a name of :data:`TRANSFORMS` per statistic) all of this happens on the
+    transformed scale (every θ̂, θ* and θ** is transformed first; values within ``transform_eps``
+    of a bound are moved there, since a bound has no finite z) and the centre and ends are mapped
+    back: the interval then stays inside the statistic's range without clipping, and is
+    asymmetric near a bound.
 
     Parameters
     ----------
@@ -1492,23 +1647,34 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     bounds : (float, float)
         The statistic's range; the debiased estimate and the interval are clipped to it.
     cluster_correction : bool
-        Widen for few clusters, as in :func:`bootstrap`.
+        Widen for few clusters, as in :func:`bootstrap` (on the transformed scale, if any).
     chunk : int, optional
         Replicates per chunk.
+    transform : str, sequence of (str or None), or None
+        ``"fisher_z"`` or ``"logit"`` (:data:`TRANSFORMS`), one for all statistics or one per
+        statistic (None: the statistic's own scale). Default None.
+    transform_eps : float or array (m,)
+        Values closer than this to a bound of a transformed statistic are moved to that distance
+        before transforming (default 0: a value at the bound has an infinite z).
 
     Returns
     -------
     BootstrapResult
-        ``theta_hat`` is θ̂ (the statistic on these data), ``low/high`` the interval, ``bias`` the
-        first-level bootstrap bias, ``method`` ``"debiased"``; ``extra`` holds ``debiased`` (θ_bc)
-        and ``se_debiased`` (arrays, one entry per statistic), ``n_outer`` and ``n_inner``. With no
-        variation to resample (one cluster, one unit, none) everything but ``theta_hat`` is NaN,
-        as in :func:`bootstrap`.
+        ``theta_hat`` is θ̂ (the statistic on these data), ``low/high`` the interval, ``se`` the
+        standard error behind it (``SD(θ*_bc)``; on a transformed scale ``SD(z*_bc)`` times
+        dθ/dz at the centre, the delta method), ``bias`` the first-level bootstrap bias (on the
+        statistic's scale), ``method`` ``"debiased"``; ``extra`` holds ``debiased`` (the centre,
+        mapped back), ``se_debiased`` (= ``se``), ``se_transformed`` (``SD(z*_bc)``, NaN where
+        not transformed), ``se_replicates`` (the SD of θ*), ``transform`` (the names),
+        ``clipped_low``/``clipped_high``, ``n_outer`` and ``n_inner``. With no variation to
+        resample (one cluster, one unit, none) everything but ``theta_hat`` is NaN, as in
+        :func:`bootstrap`.
 
     References
     ----------
-    Davison & Hinkley (1997), §3.9 (iterated bootstrap bias correction); coverage chosen by
-    simulation in tests/test_ranking_coverage.py.
+    Davison & Hinkley (1997), §3.9 (iterated bootstrap bias correction); Fisher (1921) for the
+    z transform; coverage chosen by simulation (benchmarks/coverage_rank_ci.py,
+    tests/test_ranking_coverage.py).
 
     Examples
     --------
@@ -1520,64 +1686,32 @@ def debiased_bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Uni
     >>> r.method, r.seed, bool(r.low[0] < r.extra["debiased"][0] < r.high[0])
     ('debiased', 0, True)
     """
-    from scipy.stats import norm
-
-    gen, seed = make_rng(rng)
-    if units.strata is not None:
-        raise ValueError("debiased_bootstrap does not support strata yet")
-    total = units.total()[None, :]
-    theta_hat = _as_2d(statistic(total), 1)[0]
-    N = units.n_units
     n_clusters, stratified = _n_clusters(units)
-    no_var = _no_variation(N, units.kind, n_clusters, stratified)
+    no_var = _no_variation(units.n_units, units.kind, n_clusters, stratified)
     if no_var is not None:                       # as in bootstrap(): nothing to draw, everything NaN
         _warn_no_variation(no_var)
+        _, seed = make_rng(rng)
+        theta_hat = _as_2d(statistic(units.total()[None, :]), 1)[0]
         nan = np.full(len(theta_hat), np.nan)
         return BootstrapResult(theta_hat=theta_hat, replicates=np.repeat(theta_hat[None, :], n_resamples, axis=0),
                                low=nan.copy(), high=nan.copy(), se=nan.copy(), bias=nan.copy(), z0=nan.copy(),
                                accel=nan.copy(), n_nan=np.zeros(len(theta_hat), dtype=np.int64), method="debiased",
                                confidence_level=confidence_level, n_resamples=n_resamples, unit=units.kind,
-                               n_units=N, seed=seed, extra={"no_variation": no_var, "debiased": nan.copy(),
-                                                            "se_debiased": nan.copy(), "n_outer": 0, "n_inner": 0})
-    p0 = units.m / N
-    U = units.X.shape[0]
-    if chunk is None:
-        chunk = max(1, min(n_resamples, _CHUNK_ELEMS // max(U, units.X.shape[1], 1)))
-    reps, first_counts = [], None
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
-        counts = gen.multinomial(N, p0, size=b)
-        if first_counts is None:
-            first_counts = counts[: min(n_outer, b)]
-        reps.append(_as_2d(statistic(_times_X(counts, units)), b))
-        done += b
-    reps = np.vstack(reps)
-    n_outer = min(n_outer, len(first_counts))
+                               n_units=units.n_units, seed=seed, extra={"no_variation": no_var, "debiased": nan.copy(),
+                                                                        "se_debiased": nan.copy(), "n_outer": 0, "n_inner": 0})
+    theta_hat, reps, inner, seed = _double_bootstrap(statistic, units, n_resamples=n_resamples, n_outer=n_outer,
+                                                     n_inner=n_inner, rng=rng, chunk=chunk)
+    low, high, se, extra = _debiased_interval(theta_hat, reps, inner, transform=transform, eps=transform_eps,
+                                              confidence_level=confidence_level, n_clusters=n_clusters,
+                                              stratified=stratified, cluster_correction=cluster_correction,
+                                              bounds=bounds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean1 = np.nanmean(reps, axis=0)
-        bc_star = []
-        for b in range(n_outer):
-            inner = []
-            for s in range(0, n_inner, chunk):
-                bb = min(chunk, n_inner - s)
-                c2 = gen.multinomial(N, first_counts[b] / N, size=bb)
-                inner.append(_as_2d(statistic(_times_X(c2, units)), bb))
-            bc_star.append(2 * reps[b] - np.nanmean(np.vstack(inner), axis=0))
-        bc_star = np.array(bc_star)
-        se_bc = np.nanstd(bc_star, axis=0, ddof=1)
-        se = np.nanstd(reps, axis=0, ddof=1)
-    bias = mean1 - theta_hat
-    debiased = np.clip(theta_hat - bias, *bounds)
-    z = norm.ppf(0.5 + confidence_level / 2)
-    low, high, extra = _finish_interval(debiased, debiased - z * se_bc, debiased + z * se_bc, n_clusters=n_clusters,
-                                        stratified=stratified, confidence_level=confidence_level,
-                                        alternative="two-sided", cluster_correction=cluster_correction,
-                                        bounds=bounds)
-    extra.update(debiased=debiased, se_debiased=se_bc, n_outer=n_outer, n_inner=n_inner)
+        bias = np.nanmean(reps, axis=0) - theta_hat
+        extra["se_replicates"] = np.nanstd(reps, axis=0, ddof=1)
+    extra.update(n_outer=len(inner), n_inner=n_inner)
     n_nan = np.isnan(reps).sum(axis=0)
     return BootstrapResult(theta_hat=theta_hat, replicates=reps, low=low, high=high, se=se, bias=bias,
                            z0=np.full(len(theta_hat), np.nan), accel=np.full(len(theta_hat), np.nan), n_nan=n_nan,
                            method="debiased", confidence_level=confidence_level, n_resamples=n_resamples,
-                           unit=units.kind, n_units=N, seed=seed, extra=extra)
+                           unit=units.kind, n_units=units.n_units, seed=seed, extra=extra)

@@ -269,7 +269,7 @@ def _estimates(rg: _RG, weights: np.ndarray, names: list[str], upper: np.ndarray
         out = []
         for j, name in enumerate(names):
             e = analytic_estimate(name, est[j], var[j], n=ns[j], confidence_level=confidence_level,
-                                  quantile="normal")
+                                  quantile="normal", extra={"variance": "delta-method"})
             out.append(dataclasses.replace(e, pvalue=None))
     elif ci_method is None or not np.isfinite(raw).any():
         res = BootstrapResult.point(raw, unit=units.kind, n_units=units.n_units, confidence_level=confidence_level)

@@ -32,8 +32,9 @@ The design, and what it assumes
   system on every topic; the human scores of the labelled topics are what full human qrels would
   give on them. Nothing is assumed about the judge: a biased judge costs width, not validity.
 * **How many.** On TREC DL 2019–2021 (37–63 runs, 43–54 topics, UMBRELA GPT-4o), 15 human topics
-  give intervals 0.72–0.78 times as wide as the human-only ones (0.15–0.16 against 0.20–0.21),
-  with 93–95% coverage (tests/test_inference_realdata.py). From 5 to 30 labelled topics (150 draws
+  give intervals 0.72–0.76 times as wide as the human-only ones (0.15 against 0.20–0.21), with
+  coverage 0.931 / 0.934 / 0.938 (± 0.005 / 0.004 / 0.003: mean over 10 seeds of 200 draws,
+  benchmarks/coverage_seeds_dl.py; one seed each in tests/test_inference_realdata.py). From 5 to 30 labelled topics (150 draws
   each) the coverage stayed at 92–96% and the width ratio at 0.71–0.78, while the width itself
   fell from 0.36–0.38 (5 topics) to 0.20–0.21 (10), 0.15–0.16 (15), 0.12 (20) and 0.07–0.08 (30): it
   shrinks about as √((1 − n/P)/n). :func:`corrected_coverage` measures coverage and width for any
@@ -56,11 +57,13 @@ t(n − 1) quantile (15 of 43–54 topics labelled, 200 draws a year). Three thi
 3. *One λ for all systems.* λ tuned per system on 15 topics chases noise (its residual variance is
    optimistic): 0.917 / 0.932 / 0.921 (``lam_optim_mode="element"``). One λ that minimizes the
    *sum* of the systems' variances (ppi_py's ``lam_optim_mode="overall"`` for a vector of means)
-   is as narrow and more stable: 0.931 / 0.947 / 0.935 at 0.72 / 0.78 / 0.75 × the human-only
-   width — the coverage of the human-only t interval itself (0.940 / 0.946 / 0.939; per-topic
-   nDCG@10 is skewed, so even that stays below 95%).
+   is as narrow and more stable: 0.931 / 0.934 / 0.938 (± 0.005 / 0.004 / 0.003, 10 seeds of 200
+   draws a year) at 0.72 / 0.76 / 0.74 × the human-only width — about the coverage of the
+   human-only t interval itself (0.941 / 0.936 / 0.949 ± 0.003 / 0.003 / 0.002; per-topic nDCG@10
+   is skewed, so even that stays below 95%). (One seed, 20261202, gave 0.947 on DL20.)
 
-Plain PPI (λ = 1) covers 0.934 / 0.952 / 0.938 at 0.72 / 0.79 / 0.79 ×. In exploratory runs (λ per
+Plain PPI (λ = 1) covers 0.937 / 0.940 / 0.939 (± 0.004 / 0.003 / 0.003, 10 seeds) at
+0.73 / 0.78 / 0.78 ×. In exploratory runs (λ per
 system), a delete-one-topic jackknife covered 94–95% but at 0.83 × the human-only width, and a
 percentile bootstrap under-covered (88–91%). The correction fixes each run's *level* (mean absolute
 error against the all-topic human means a half to a third of the judge's); it does not beat the judge's own

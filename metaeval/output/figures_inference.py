@@ -173,7 +173,7 @@ def plot_corrected_intervals(data: Mapping[str, ResultSet | pd.DataFrame] | pd.D
         if missing:
             raise InputError(f"plot_corrected_intervals: target lacks {len(missing)} system(s), e.g. {missing[0]!r}")
         ax.plot(t.loc[order].to_numpy(dtype=float), [base[s] for s in order], marker="|", markersize=7,
-                markeredgewidth=1.2, color="black", linestyle="none", label="target", gid="target")
+                markeredgewidth=1.2, color="black", linestyle="none", label="all-topic human mean", gid="target")
     if n <= max_labels:
         from .escape import mpl_text
 
@@ -185,7 +185,8 @@ def plot_corrected_intervals(data: Mapping[str, ResultSet | pd.DataFrame] | pd.D
     ax.grid(axis="y", visible=False)
     ax.set_ylabel("system")
     ax.set_xlabel(xlabel)
-    _legend_above(ax, k + (target is not None))
+    entries = k + (target is not None)
+    _legend_above(ax, entries if entries <= 2 else 2)      # two columns: wider rows ran off the figure ("targe")
     return ax
 
 

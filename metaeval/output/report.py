@@ -35,7 +35,8 @@ from . import escape as esc
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "paper_table", "to_latex", "versions", "progress"]
+__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "NOTE_ATTR", "INTERVAL_EXTRAS", "paper_table", "interval_note",
+           "column_label", "to_latex", "versions", "progress"]
 
 T = TypeVar("T")
 
@@ -136,22 +137,56 @@ _RESAMPLING = ("confidence_level", "ci_method", "n_resamples", "seed", "unit", "
 _DROP = ("se", "bias")
 # counts: printed as integers
 _COUNTS = {"n", "count", "support", "rows", "times", "wins", "lean_wins", "ties", "lean_losses", "losses", "agree"}
+#: The key of ``DataFrame.attrs`` under which :meth:`Report.table` keeps a table's interval note.
+NOTE_ATTR = "metaeval_interval_note"
 
 
 def _is_count(name: str) -> bool:
     return name in _COUNTS or name.startswith("n_")
 
 
-def _label(name) -> str:
-    """The registry's reader-facing label of a statistic (the code name when it has none)."""
+def column_label(name, fmt: str = "text") -> str:
+    """How a statistic or method name is shown: the registry's label, as text or as LaTeX.
+
+    The one lookup of the writers (:func:`metaeval.core.registry.display_label`): a declared
+    statistic's label (weights included), a ranking method's (``kendall_b`` → τ_b, ``tau_ap`` →
+    τ_AP, ``rbo`` → RBO, ``spearman`` → ρ), else the name itself.
+
+    Parameters
+    ----------
+    name : str
+        A statistic or method name (``cohen_kappa``, ``kappa_max``, ``kendall_b``, ...), or any text.
+    fmt : {"text", "latex"}
+        ``"text"``: plain text, for Markdown, HTML and figures (each writer escapes it);
+        ``"latex"``: LaTeX source, *already escaped* (math in ``$...$``): put it in a ``.tex`` file as
+        it is, never through :func:`metaeval.output.escape.latex` again.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> column_label("kappa_max"), column_label("kappa_max", fmt="latex")
+    ('κ_max', '$\\\\kappa_{\\\\max}$')
+    >>> column_label("kendall_b", fmt="latex"), column_label("cohen_kappa", fmt="latex")
+    ("Kendall's $\\\\tau_b$", "Cohen's $\\\\kappa$")
+    >>> column_label("my_judge", fmt="latex")          # not a registered name: the text, escaped
+    'my\\\\_judge'
+    """
     from ..core import registry
 
-    if not isinstance(name, str):
-        return _fmt(name)
-    try:
-        return registry.resolve(name).label
-    except Exception:  # not a registered statistic (pearson_r, win_rate, ...): its code name
-        return name
+    if fmt not in ("text", "latex"):
+        raise InputError(f"fmt must be 'text' or 'latex', got {fmt!r}")
+    lab = registry.display_label(name) if isinstance(name, str) else registry.Label(_fmt(name))
+    if fmt == "text":
+        return lab.text
+    return lab.latex if lab.latex is not None else esc.latex(lab.text)
+
+
+def _label(name) -> str:
+    """The registry's reader-facing label of a statistic or method (the code name when it has none)."""
+    return column_label(name) if isinstance(name, str) else _fmt(name)
 
 
 def _values(df: pd.DataFrame, col: str) -> list:
@@ -166,36 +201,193 @@ def _int_or(v, digits):
     return _fmt(v, digits)
 
 
-def _resampling_note(df: pd.DataFrame) -> str:
-    def one(col):
-        vals = _values(df, col) if col in df.columns else []
-        return "/".join(_int_or(v, 4) if col != "confidence_level" else f"{100 * float(v):g}%" for v in vals)
+# --------------------------------------------------------------------------------------------
+# the caption's interval note: built from the estimates' metadata, in this one place
+# --------------------------------------------------------------------------------------------
 
-    method = one("ci_method")
-    if not method:
+#: ``extra`` entries of an estimate that say how its interval was computed (read by :func:`interval_note`;
+#: a DataFrame passed instead of estimates may carry them as columns).
+INTERVAL_EXTRAS = ("quantile", "df", "cov_type", "variance", "fpc", "population_size", "n_labelled", "n_unlabelled")
+_BOOTSTRAP = {"bca": "BCa bootstrap", "percentile": "percentile bootstrap", "basic": "basic bootstrap",
+              "debiased": "bias-corrected bootstrap (θ̂ − bias ± z·SE, SE by a double bootstrap)",
+              "bootstrap-t": "bootstrap-t",
+              "studentized": "studentized bootstrap"}
+_ANALYTIC = {"analytic": "analytic", "jackknife": "jackknife", "delta": "delta-method",
+             "test-inversion": "test-inversion"}
+_PPI_METHODS = {"ppi++": "PPI++", "ppi": "PPI", "classical": "classical (human labels only)",
+                "judge_only": "judge-only"}
+_COV_TYPES = {"cluster": "cluster-robust", "HC0": "HC0 robust", "HC1": "HC1 robust", "HC2": "HC2 robust",
+              "HC3": "HC3 robust", "nonrobust": "OLS"}
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) or v is pd.NA
+
+
+def _records(source) -> list[dict]:
+    """One dict per row: the :data:`FRAME_COLUMNS` fields, the row's name and its interval metadata."""
+    from ..core.results import Estimate
+
+    if isinstance(source, Estimate):
+        source = [source]
+    if isinstance(source, pd.DataFrame):
+        rows = source.to_dict("records")
+        return [{**r, "_name": r.get("statistic"), "_method_extra": None} for r in rows]
+    out = []
+    for e in source:
+        r = e.row()
+        r.update({k: e.extra[k] for k in INTERVAL_EXTRAS if k in e.extra})
+        r["_name"] = e.statistic
+        r["_method_extra"] = e.extra.get("method")
+        out.append(r)
+    return out
+
+
+def _num(v) -> str:
+    return _int_or(v, 4)
+
+
+def _describe(r: dict, units: str | None) -> tuple[str, object, str] | None:
+    """``(how, n, noun)``: how row ``r``'s interval was computed, without its n; None without metadata."""
+    method = r.get("ci_method")
+    if _missing(method):
+        return None
+    method = str(method)
+    unit = "" if _missing(r.get("unit")) else str(r.get("unit"))
+    n = r.get("n_units")
+    noun = units or ("items" if unit in ("", "none") else unit)
+    if method == "none":
+        return "no interval", None, noun
+    if method in _BOOTSTRAP or method == "permutation":
+        b = r.get("n_resamples")
+        if method == "permutation":
+            how = "permutation test" + (f" ({r['_method_extra']})" if r.get("_method_extra") else "")
+            within = " within clusters" if "within" in unit else ""
+            count = f"{_num(b)} permutations{within}" if not _missing(b) and b else ""
+            return ", ".join(p for p in (how, count, "no interval") if p), n, noun
+        b = f"B = {_num(b)}" if not _missing(b) and b else ""
+        return ", ".join(p for p in (_BOOTSTRAP[method], b) if p) + ", {n} resampled", n, noun
+    # an interval from a formula: its variance, its quantile, the finite-population factor
+    params = []
+    if not _missing(r.get("variance")):
+        params.append(f"{r['variance']} variance")
+    elif not _missing(r.get("cov_type")):
+        params.append(f"{_COV_TYPES.get(str(r['cov_type']), str(r['cov_type']))} variance")
+    elif r.get("_method_extra") in _PPI_METHODS:
+        params.append(f"{_PPI_METHODS[r['_method_extra']]} variance")
+    elif r.get("_method_extra") == "fisher-z":
+        params.append("Fisher z-transform")
+    if method == "jackknife":
+        params.append("jackknife variance")
+    fpc = r.get("fpc")
+    if (not _missing(fpc) and float(fpc) < 1) or (not _missing(r.get("population_size")) and _missing(fpc)):
+        params.append("finite-population correction")
+    q, df = r.get("quantile"), r.get("df")
+    if q == "normal" or (not _missing(df) and np.isinf(float(df))):
+        params.append("normal quantile")
+    elif not _missing(df):
+        params.append(f"t({_num(df)}) quantile")
+    elif q == "t":
+        params.append("t(n − 1) quantile")
+    how = _ANALYTIC.get(method, method) + " interval" + (f" ({', '.join(params)})" if params else "")
+    lab = r.get("n_labelled")
+    if not _missing(lab) and r.get("_method_extra") != "judge_only" and not _missing(n) and int(lab) < int(n):
+        return how + f", {_num(lab)} labelled {noun} of {{count}}", n, noun
+    return how + ", n = {n}", n, noun
+
+
+def interval_note(source, *, units: str | None = None) -> str:
+    """The sentence of a table's caption that says how its intervals were computed.
+
+    Built from each estimate's own metadata: the interval method and, for an interval from a
+    formula (``analytic``, ``jackknife``, ``delta``), the variance behind it, the quantile (normal, or
+    t with its degrees of freedom) and the finite-population correction, with the n it rests on —
+    labelled against all units for a judge-corrected estimate; for a bootstrap, its type, B, the
+    number of units resampled and the seed. Rows computed differently get a clause each, led by
+    their statistics' labels; rows of a point estimate only say so; a table of point estimates
+    only says "Point estimates (no intervals)."
+
+    Parameters
+    ----------
+    source : ResultSet, iterable of Estimate, Estimate or pandas.DataFrame
+        The estimates of a table; or its frame (the columns of
+        :data:`metaeval.core.results.FRAME_COLUMNS`, and any of :data:`INTERVAL_EXTRAS` as columns).
+    units : str, optional
+        What a unit is, e.g. ``"topics"`` or ``"query_id clusters"`` (default: the estimates'
+        ``unit``, and ``items`` for a formula's n).
+
+    Returns
+    -------
+    str
+        ``""`` when nothing says how an interval was computed (no ``ci_method``).
+
+    Examples
+    --------
+    >>> from metaeval.agreement.analytic import analytic_estimate
+    >>> e = analytic_estimate("cohen_kappa", 0.6, 0.0025, n=202, extra={"variance": "Fleiss–Cohen–Everitt"})
+    >>> interval_note([e])
+    '95% intervals: analytic interval (Fleiss–Cohen–Everitt variance, t(201) quantile), n = 202 items.'
+    >>> import metaeval as me
+    >>> boot = me.cohen_kappa([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8, n_resamples=200, rng=7)
+    >>> interval_note([boot])
+    '95% intervals: BCa bootstrap, B = 200, 40 items resampled, seed 7.'
+    """
+    recs = [r for r in _records(source)]
+    described = [(r, _describe(r, units)) for r in recs]
+    described = [(r, d) for r, d in described if d is not None]
+    if not described:
         return ""
-    level, b, unit, n_units, seed = (one(c) for c in ("confidence_level", "n_resamples", "unit", "n_units", "seed"))
-    parts = [f"{level + ' ' if level else ''}intervals: {method}"]
-    if b:
-        parts.append(f"B = {b}")
-    if unit:
-        parts.append(f"resampling unit {unit}" + (f" (n = {n_units})" if n_units else ""))
-    if seed:
-        parts.append(f"seed {seed}")
-    return ", ".join(parts) + "."
+    if all(d[0] == "no interval" for _, d in described):
+        return "Point estimates (no intervals)."
+    groups: dict[str, dict] = {}
+    for r, (how, n, noun) in described:
+        g = groups.setdefault(how, {"ns": [], "noun": noun, "names": []})
+        if not _missing(n):
+            g["ns"].append(n)
+        name = r.get("_name")
+        if not _missing(name) and _label(name) not in g["names"]:
+            g["names"].append(_label(name))
+    clauses = []
+    for how, g in groups.items():
+        ns = sorted(set(int(v) for v in g["ns"]))
+        count = "" if not ns else (str(ns[0]) if len(ns) == 1 else f"{ns[0]} to {ns[-1]}")
+        if not count:                            # nothing says how many units: leave the count out
+            how = how.replace(", {n} resampled", "").replace(" of {count}", "")
+        text = how.replace(", n = {n}", f", n = {count} {g['noun']}" if count else "")
+        text = text.replace("{n}", f"{count} {g['noun']}".strip()).replace("{count}", count)
+        if len(groups) > 1 and g["names"]:
+            text = f"{', '.join(g['names'])}: {text}"
+        clauses.append(text)
+    levels = list(dict.fromkeys(float(r["confidence_level"]) for r, d in described
+                                if d[0] != "no interval" and not _missing(r.get("confidence_level"))))
+    seeds = list(dict.fromkeys(int(r["seed"]) for r, d in described
+                               if not _missing(r.get("seed")) and d[0] != "no interval"
+                               and (str(r.get("ci_method")) in _BOOTSTRAP or r.get("ci_method") == "permutation")))
+    head = f"{100 * levels[0]:g}% intervals: " if len(levels) == 1 else "Intervals: "
+    tail = (f"{'; ' if len(clauses) > 1 else ', '}seed {seeds[0]}") if len(seeds) == 1 else ""
+    return head + "; ".join(clauses) + tail + "."
 
 
-def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digits: int = 4
+def _resampling_note(df: pd.DataFrame) -> str:
+    """The interval note of a table's frame: the one :meth:`Report.table` kept, else built from its columns."""
+    note = df.attrs.get(NOTE_ATTR)
+    return note if note is not None else interval_note(df)
+
+
+def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digits: int = 4, fmt: str = "text"
                 ) -> tuple[pd.DataFrame, str]:
     """A table in a paper's shape: the text of every cell, and the resampling note for the caption.
 
-    ``estimate``, ``ci_low`` and ``ci_high`` become one cell ``estimate [low, high]``; statistic
-    names become the registry's labels (:func:`metaeval.core.registry.resolve`, e.g. ``Cohen's κ``;
-    the code name for a statistic without one); counts (``n``, ``n_*``, ``count``, ``support`` ...)
+    ``estimate``, ``ci_low`` and ``ci_high`` become one cell ``estimate [low, high]`` under the
+    header ``estimate [95% CI]`` (just ``estimate`` when no row has an interval); statistic and
+    method names become the registry's labels (:func:`column_label`, e.g. ``Cohen's κ``, ``τ_AP``;
+    the code name for one without a label); counts (``n``, ``n_*``, ``count``, ``support`` ...)
     and the whole numbers of a ``value`` column print as integers; how the intervals were
     computed (``confidence_level``, ``ci_method``, ``n_resamples``, ``unit``, ``n_units``, ``seed``)
-    is one sentence for the caption instead of columns; ``se``, ``bias``, columns without a value
-    and columns repeating another column are left out; at most :data:`MAX_COLUMNS` columns remain.
+    is one sentence for the caption instead of columns (:func:`interval_note`; the note
+    :meth:`Report.table` built from the table's estimates when it has one, kept in
+    ``df.attrs[NOTE_ATTR]``); ``se``, ``bias``, columns without a value and text columns repeating
+    another text column are left out; at most :data:`MAX_COLUMNS` columns remain.
     The CSV and results.json keep every column.
 
     Parameters
@@ -207,14 +399,19 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
         even when not listed.
     digits : int
         Decimals of non-integer numbers.
+    fmt : {"text", "latex"}
+        ``"text"``: plain text (Markdown and HTML writers escape it). ``"latex"``: every cell, column
+        name and the note as LaTeX source, already escaped, the registry's labels in their math form
+        (:func:`column_label` with ``fmt="latex"``: ``$\\kappa_{\\max}$``, ``$\\tau_{\\mathrm{AP}}$``);
+        write them as they are.
 
     Returns
     -------
     pandas.DataFrame
         Strings, at most :data:`MAX_COLUMNS` columns.
     str
-        The resampling note (``""`` when ``df`` has no intervals), e.g.
-        ``"95% intervals: percentile, B = 2000, resampling unit query_id (n = 40), seed 7."``.
+        The interval note (``""`` when ``df`` says nothing about intervals), e.g.
+        ``"95% intervals: BCa bootstrap, B = 2000, 40 clusters resampled, seed 7."``.
 
     References
     ----------
@@ -227,32 +424,39 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     >>> df = pd.DataFrame({"statistic": ["cohen_kappa", "pearson_r"], "estimate": [0.60334, 0.5],
     ...                    "ci_low": [0.49, 0.4], "ci_high": [0.71, 0.6], "confidence_level": [0.95, 0.95],
     ...                    "ci_method": ["percentile"] * 2, "se": [0.05, 0.05], "n": [202.0, 202.0],
-    ...                    "unit": ["item"] * 2, "n_units": [202, 202], "n_resamples": [2000] * 2, "seed": [7] * 2})
+    ...                    "unit": ["items"] * 2, "n_units": [202, 202], "n_resamples": [2000] * 2, "seed": [7] * 2})
     >>> table, note = paper_table(df)
     >>> table.to_dict("records")[0]
     {'statistic': "Cohen's κ", 'estimate [95% CI]': '0.6033 [0.4900, 0.7100]', 'n': '202'}
     >>> note
-    '95% intervals: percentile, B = 2000, resampling unit item (n = 202), seed 7.'
+    '95% intervals: percentile bootstrap, B = 2000, 202 items resampled, seed 7.'
     """
+    if fmt not in ("text", "latex"):
+        raise InputError(f"fmt must be 'text' or 'latex', got {fmt!r}")
     full = df.reset_index(drop=True)
     cols = [c for c in (list(columns) if columns is not None else list(full.columns)) if c in full.columns]
-    note = _resampling_note(full)
+    note = _resampling_note(df)
     view = full[cols]
     out: dict[str, list[str]] = {}
-    has_ci = {"estimate", "ci_low", "ci_high"} <= set(full.columns) and "estimate" in cols
-    levels = _values(full, "confidence_level") if "confidence_level" in full.columns else []
+    # an "estimate [CI]" column only where some row has an interval (a table of point estimates: "estimate")
+    has_ci = ({"estimate", "ci_low", "ci_high"} <= set(full.columns) and "estimate" in cols
+              and bool(full[["ci_low", "ci_high"]].notna().to_numpy().any()))
+    with_ci = full[full[["ci_low", "ci_high"]].notna().any(axis=1)] if has_ci else full.iloc[:0]
+    levels = _values(with_ci, "confidence_level") if "confidence_level" in full.columns else []
     head = f"estimate [{100 * float(levels[0]):g}% CI]" if len(levels) == 1 else "estimate [CI]"
     seen: list[list] = []
     for c in cols:
-        if c in _RESAMPLING or c in _DROP or (has_ci and c in ("ci_low", "ci_high")):
+        if c in _RESAMPLING or c in _DROP or (c in ("ci_low", "ci_high") and (has_ci or "estimate" in cols)):
             continue
         col = view[c]
         if col.isna().all():
             continue
         raw = col.tolist()
-        if any(raw == s for s in seen):   # a column repeating another (method = statistic)
-            continue
-        seen.append(raw)
+        if col.dtype.kind not in "biufc" and not any(isinstance(v, (bool, np.bool_, int, float, np.number))
+                                                    for v in raw):
+            if any(raw == s for s in seen):   # a text column repeating another (method = statistic)
+                continue
+            seen.append(raw)
         if c == "estimate" and has_ci:
             cells = []
             for e, lo, hi in zip(full["estimate"], full["ci_low"], full["ci_high"]):
@@ -260,12 +464,16 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
                 cells.append(_fmt(e, digits) + ci)
             out[head] = cells
         elif c in ("statistic", "method"):
-            out[c] = [_label(v) for v in raw]
+            out[c] = [column_label(v, fmt) if isinstance(v, str) else _fmt(v) for v in raw]
+            continue
         elif _is_count(str(c)) or c == "value":   # a "value" column mixes counts and rates: 435, 0.2345
             out[str(c)] = [_int_or(v, digits) for v in raw]
         else:
             out[str(c)] = [_fmt(v, digits) for v in raw]
     names = list(out)[:MAX_COLUMNS]
+    if fmt == "latex":
+        return (pd.DataFrame({esc.latex(k): [v if k in ("statistic", "method") else esc.latex(v) for v in out[k]]
+                              for k in names}, columns=[esc.latex(k) for k in names]), esc.latex(note))
     return pd.DataFrame({k: out[k] for k in names}, columns=names), note
 
 
@@ -585,7 +793,7 @@ class Report:
         self.blocks.append(("code", text))
 
     def table(self, name: str, df: pd.DataFrame, caption: str = "", *, columns: Iterable[str] | None = None,
-              digits: int = 4) -> None:
+              digits: int = 4, intervals=None, units: str | None = None) -> None:
         """Add a table (all columns go to CSV and JSON; the pages and LaTeX show :func:`paper_table`).
 
         Parameters
@@ -601,6 +809,11 @@ class Report:
             :func:`paper_table`).
         digits : int
             Decimals shown on the pages (the files keep full precision).
+        intervals : ResultSet or iterable of Estimate, optional
+            The estimates behind the table: its caption's interval note is built from their
+            metadata (:func:`interval_note`); without them, from the frame's columns.
+        units : str, optional
+            What a unit of those estimates is (``"topics"``, ``"query_id clusters"``), for the note.
 
         Examples
         --------
@@ -618,7 +831,10 @@ class Report:
         self._claim("table", name)
         if name in ("notes", "_meta"):
             raise InputError(f"the table name {name!r} is reserved (results.json uses it)", fix="rename the table")
-        self.tables[name] = df.reset_index(drop=True)
+        stored = df.reset_index(drop=True)
+        stored.attrs = {**stored.attrs, NOTE_ATTR: interval_note(stored if intervals is None else intervals,
+                                                                 units=units)}
+        self.tables[name] = stored
         self.blocks.append(("table", name, caption, list(columns) if columns is not None else None, digits))
 
     def figure(self, name: str, fig: Figure, caption: str = "") -> None:

@@ -49,7 +49,9 @@ Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_fr
 :func:`metaeval.rogan_gladen_counts`), ``alt_test`` (a long ``frame`` of human and judge labels:
 :func:`metaeval.alt_test`), ``label_budget`` (a pilot: :func:`metaeval.label_budget`,
 :func:`metaeval.required_labels`) and ``leaderboard`` (per-item scores:
-:func:`metaeval.leaderboard_metrics`). They compute nothing themselves: every number in their tables
+:func:`metaeval.leaderboard_metrics`); and for many judges (a long ``frame``, one row per item and
+rater): ``panel`` (:func:`metaeval.judge_panel`) and ``jury`` (:func:`metaeval.jury`,
+:func:`metaeval.jury_vs_best`, :func:`metaeval.select_jury`). They compute nothing themselves: every number in their tables
 is the library function's, called with the study's ``seed`` and ``n_resamples``.
 
 A key an analysis needs and lacks, or a value the library refuses, raises an :class:`InputError`
@@ -78,6 +80,19 @@ from .study_schema import study_scale, validate_study
 __all__ = ["load_study", "run_study"]
 
 _SHOW = ["statistic", "estimate", "ci_low", "ci_high", "ci_method", "unit", "n_units"]
+
+
+def _table(rep: Report, name: str, result, caption: str, *, columns=None, units: str | None = None,
+           frame: pd.DataFrame | None = None) -> None:
+    """A table of estimates (``result.to_frame()`` unless ``frame`` is given), captioned from the estimates.
+
+    Every analysis type adds its tables of estimates here: the caption's interval note is built from the
+    estimates' own metadata (:func:`metaeval.output.report.interval_note`: interval method, variance and
+    quantile, B, the units and how many), never written by hand.
+    """
+    estimates = getattr(result, "results", result)        # a BiasResult keeps its estimates in .results
+    rep.table(name, result.to_frame() if frame is None else frame, caption, columns=columns, intervals=estimates,
+              units=units)
 
 
 def load_study(path: str | os.PathLike) -> dict:
@@ -327,8 +342,9 @@ def _an_agreement(a, ctx, rep, key):
     rep.code(str(paired.report).replace(str(ctx.base) + "/", ""))
     rep.table(f"{key}_alignment", paired.report.to_frame(), "Alignment: every input row accounted for")
     agr = ag.agreement_report(paired, cluster=cluster, **kw)
-    rep.table(f"{key}_agreement", agr.to_frame(), "Agreement" + (f", {cluster}-cluster bootstrap" if cluster else ""),
-              columns=_SHOW)
+    units = f"{cluster} clusters" if cluster else None
+    _table(rep, f"{key}_agreement", agr, "Agreement" + (f", {cluster}-cluster bootstrap" if cluster else ""),
+           columns=_SHOW, units=units)
     if cluster:
         iid = ag.cohen_kappa(paired, **kw)
         k = agr.get(statistic="cohen_kappa")
@@ -346,14 +362,14 @@ def _an_agreement(a, ctx, rep, key):
     frames = [agr.to_frame().assign(view=f"{paired.scale.k} levels")]
     if a.get("thresholds", True) and paired.scale.k > 2 and paired.scale.kind != "nominal":
         thr = ag.threshold_agreement(paired, cluster=cluster, **kw)
-        rep.table(f"{key}_thresholds", thr.to_frame(), "Agreement at every binarization threshold",
-                  columns=["split"] + _SHOW[:4])
+        _table(rep, f"{key}_thresholds", thr, "Agreement at every binarization threshold",
+               columns=["split"] + _SHOW[:4], units=units)
         tf = thr.to_frame()
         frames.append(tf.assign(view="split " + tf["split"]))
     if a.get("per_class", True) and paired.scale.k <= 10:
         pc = ag.per_class(paired, cluster=cluster, **kw)
-        rep.table(f"{key}_per_class", pc.to_frame(), "Per-class precision, recall and F1",
-                  columns=["class", "support"] + _SHOW[:4])
+        _table(rep, f"{key}_per_class", pc, "Per-class precision, recall and F1",
+               columns=["class", "support"] + _SHOW[:4], units=units)
     forest = pd.concat(frames, ignore_index=True)
     fig, ax = fg.subplots(figsize=(7, 1.2 + 0.6 * forest["view"].nunique()))
     fg.plot_forest(forest, group="view", ax=ax)             # its default statistics: kappa, AC1, PABAK
@@ -379,8 +395,9 @@ def _an_prevalence(a, ctx, rep, key):
                                  rng=ctx.seed)
     rep.text(f"Target prevalence {prev:.4f} ({where}); the measured subset has prevalence "
              f"{res.measured_prevalence:.4f}.")
-    rep.table(f"{key}_at_prevalence", res.to_frame(), "Kappa, PPV and agreement expected at the target prevalence",
-              columns=["statistic", "prevalence", "estimate", "ci_low", "ci_high"])
+    _table(rep, f"{key}_at_prevalence", res, "Kappa, PPV and agreement expected at the target prevalence",
+           columns=["statistic", "prevalence", "estimate", "ci_low", "ci_high"],
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     rep.table(f"{key}_prevalence_curve", res.curve, "Kappa and PPV versus prevalence")
     fig, ax = fg.subplots(figsize=(6.5, 4))
     fg.plot_kappa_vs_prevalence(res, ppv=True, ax=ax)
@@ -411,8 +428,8 @@ def _an_ranking(a, ctx, rep, key):
     rep.text(f"{measure} of {res.info['n_systems']} runs on {res.info['n_topics']} topics, under the reference "
              "and the candidate labels. Intervals are for the correlation over the population of topics "
              "(debiased topic bootstrap; the bias column is the bootstrap bias of the estimate).")
-    rep.table(f"{key}_rank_correlation", f, "Rank correlation of the system rankings",
-              columns=["method", "estimate", "ci_low", "ci_high", "bias", "ci_method", "n_units"])
+    _table(rep, f"{key}_rank_correlation", res, "Rank correlation of the system rankings",
+           columns=["method", "estimate", "ci_low", "ci_high", "bias", "ci_method", "n_units"], frame=f)
     sig = significance_agreement(sr, sc, measure=measure)
     rep.table(f"{key}_significance", sig[["quantity", "value", "test", "correction"]],
               "Do the pairwise significance decisions agree? (paired t-test, Holm)")
@@ -437,7 +454,7 @@ def _an_pairwise(a, ctx, rep, key):
     rep.text(f"{len(b)} judgments; {n_inv} invalid (parse failures or refusals) counted as '{invalid}'.")
     wr = pw.win_rates(b, tie_rule="all", invalid=invalid, **kw)
     wf = wr.to_frame()
-    rep.table(f"{key}_win_rates", wf, "Win rates under OpenING's four tie rules, per rater")
+    _table(rep, f"{key}_win_rates", wr, "Win rates under OpenING's four tie rules, per rater", frame=wf)
     fig, ax = fg.subplots(figsize=(7.5, 4.5))
     sub = wf[wf["judge"] == cand] if "judge" in wf.columns else wf
     fg.plot_win_rates(sub, ax=ax)
@@ -449,9 +466,9 @@ def _an_pairwise(a, ctx, rep, key):
     else:
         judge_main = judge
     ag = pw.pairwise_agreement(human, judge_main, tie_rule="all", invalid=invalid, **kw)
-    rep.table(f"{key}_agreement", ag.to_frame(), f"{cand}–{ref} agreement under each tie rule")
+    _table(rep, f"{key}_agreement", ag, f"{cand}–{ref} agreement under each tie rule")
     pb = pw.position_bias(judge, invalid=invalid, **kw)
-    rep.table(f"{key}_position_bias", pb.to_frame(), f"Position bias of {cand}")
+    _table(rep, f"{key}_position_bias", pb, f"Position bias of {cand}")
     return wr
 
 
@@ -461,7 +478,8 @@ def _an_correlation(a, ctx, rep, key):
     paired = ctx.data(a["data"])
     res = score_correlation(paired, method="all", cluster=a.get("cluster"), n_resamples=ctx.n_resamples,
                             rng=ctx.seed)
-    rep.table(f"{key}_correlation", res.to_frame(), "Item-level score correlation", columns=_SHOW)
+    _table(rep, f"{key}_correlation", res, "Item-level score correlation", columns=_SHOW,
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     return res
 
 
@@ -474,7 +492,8 @@ def _an_length_bias(a, ctx, rep, key):
     length = a.get("length", "length")
     res = length_bias(d, reference="human", candidate="judge", length=length, cluster=a.get("cluster"),
                       n_resamples=ctx.n_resamples, rng=ctx.seed)
-    rep.table(f"{key}_length_bias", res.to_frame(), "Length bias of the judge beyond the reference label")
+    _table(rep, f"{key}_length_bias", res, "Length bias of the judge beyond the reference label",
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     long = length_by_label(d, reference="human", candidate="judge", length=length)
     fig, ax = fg.subplots(figsize=(7, 4))
     fg.plot_length_by_label(d, label={"human": "human", "judge": "judge"}, length=length, ax=ax)
@@ -492,7 +511,8 @@ def _an_self_enhancement(a, ctx, rep, key):
     gen = a.get("generator", "generator")
     res = self_enhancement(d, reference="human", candidate="judge", generator=gen, own=a["own"],
                            cluster=a.get("cluster"), n_resamples=ctx.n_resamples, rng=ctx.seed)
-    rep.table(f"{key}_self_enhancement", res.to_frame(), f"Self-enhancement: judge − human gap for {a['own']}")
+    _table(rep, f"{key}_self_enhancement", res, f"Self-enhancement: judge − human gap for {a['own']}",
+           units=f"{a['cluster']} clusters" if a.get("cluster") else None)
     long = pd.concat([d[[gen, "human"]].rename(columns={"human": "score"}).assign(rater="human"),
                       d[[gen, "judge"]].rename(columns={"judge": "score"}).assign(rater="judge")], ignore_index=True)
     fig, ax = fg.subplots(figsize=(6.5, 4))
@@ -671,15 +691,16 @@ def _an_corrected_scores(a, ctx, rep, key):
              f"{d['n_topics']} topics under human qrels, with a {level:.0%} interval ({d['quantile']} quantile"
              + (", finite-population correction" if d["finite_population"] else "") + "); beside it: "
              + ", ".join(methods[1:]) + " (metaeval.corrected_system_scores).")
-    rep.table(f"{key}_scores", pd.concat([_with_extras(res[m], _PPI_EXTRAS) for m in methods], ignore_index=True),
-              f"Each run's mean {measure}: {', '.join(methods)}",
-              columns=["system", "statistic", "estimate", "ci_low", "ci_high", "lam", "judge_mean"])
+    _table(rep, f"{key}_scores", [e for m in methods for e in res[m]], f"Each run's mean {measure}: {', '.join(methods)}",
+           columns=["system", "statistic", "estimate", "ci_low", "ci_high", "lam", "judge_mean"], units="topics",
+           frame=pd.concat([_with_extras(res[m], _PPI_EXTRAS) for m in methods], ignore_index=True))
     rep.table(f"{key}_ranking", main.ranking.reset_index(), f"Runs ranked by the {method} estimate and by the judge alone")
-    rep.table(f"{key}_rank_correlation", main.rank_correlation.to_frame(),
-              f"The {method} ranking against the judge-only ranking", columns=["method", "estimate", "n"])
+    _table(rep, f"{key}_rank_correlation", main.rank_correlation,
+           f"The {method} ranking against the judge-only ranking, over the {len(main)} runs",
+           columns=["method", "estimate"])
     if differences:
-        rep.table(f"{key}_differences", main.differences.to_frame(), f"Every pair of runs: {method} difference",
-                  columns=["system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue"])
+        _table(rep, f"{key}_differences", main.differences, f"Every pair of runs: {method} difference",
+               columns=["system_a", "system_b", "estimate", "ci_low", "ci_high", "pvalue"], units="topics")
     rep.table(f"{key}_design", pd.DataFrame([{**d, "labelled_topics": " ".join(d["labelled_topics"])}]),
               "The design: estimator, labelled topics, interval")
     target = None if full is None else full.means()
@@ -781,8 +802,9 @@ def _an_corrected_prevalence(a, ctx, rep, key):
              f"its sensitivity is {pooled.extra.get('sensitivity', np.nan):.4f} and its specificity "
              f"{pooled.extra.get('specificity', np.nan):.4f}. Rogan-Gladen corrected prevalence and count per topic and "
              "pooled (rows without a topic), clipped to their range (metaeval.rogan_gladen_counts).")
-    rep.table(f"{key}_counts", _with_extras(rs, _RG_EXTRAS), "Corrected prevalence and count of positives per topic",
-              columns=["topic", "statistic", "positives", "total", "unclipped", "estimate", "ci_low", "ci_high"])
+    _table(rep, f"{key}_counts", rs, "Corrected prevalence and count of positives per topic",
+           columns=["topic", "statistic", "positives", "total", "unclipped", "estimate", "ci_low", "ci_high"],
+           frame=_with_extras(rs, _RG_EXTRAS))
     if a.get("original") is not None:
         orig = _dataset(ctx, a, key, "original", a["original"], ("qrels",))
         relevant = _number(ctx, a, key, "relevant", a.get("relevant", 1))
@@ -831,10 +853,10 @@ def _an_alternative_annotators(a, ctx, rep, key):
              "The alternative annotator test (Calderon, Reichart & Dror 2025; metaeval.alt_test): the judge passes "
              "when it wins against at least half of the annotators (Benjamini-Yekutieli at q = "
              f"{opts['q']:g}), at each epsilon.")
-    rep.table(f"{key}_verdict", pd.DataFrame(verdicts), "Winning rate, advantage probability and verdict per judge "
-                                                        "and epsilon",
-              columns=["judge", "epsilon", "winning_rate", "advantage_probability", "passed", "n_annotators",
-                       "n_items"])
+    rep.table(f"{key}_verdict", pd.DataFrame(verdicts), "Winning rate, advantage probability and verdict (passed) per "
+                                                        "judge and epsilon, over n_annotators annotators (the items "
+                                                        "per annotator: the next table)",
+              columns=["judge", "epsilon", "winning_rate", "advantage_probability", "passed", "n_annotators"])
     rep.table(f"{key}_annotators", pd.concat(tests, ignore_index=True), "One test per judge, epsilon and annotator",
               columns=["judge", "epsilon", "annotator", "n_items", "judge_advantage", "mean_difference", "pvalue",
                        "rejected"])
@@ -888,7 +910,8 @@ def _an_leaderboard(a, ctx, rep, key):
     rep.text(f"The leaderboard by {names[0]} ({what})" + (f" against the one by {names[1]}" if len(frames) > 1 else "")
              + ": separability, agreement with confidence and the pair-rank Brier score (Li et al. 2024; "
                "metaeval.leaderboard_metrics), intervals from an outer bootstrap.")
-    rep.table(f"{key}_metrics", rs.to_frame(), "Leaderboard meta-metrics", columns=_SHOW[:5] + ["n"])
+    _table(rep, f"{key}_metrics", rs, "Leaderboard meta-metrics", columns=_SHOW[:5] + ["n"],
+           units="topics" if "runs" in a else f"{item} values")
     boards = pd.concat([leaderboard(f, n_resamples=ctx.n_resamples, confidence_level=pair_level, rng=ctx.seed,
                                     **cols).to_frame().assign(board=name)
                         for f, name in zip(frames, names)], ignore_index=True)
@@ -903,11 +926,122 @@ def _an_leaderboard(a, ctx, rep, key):
     return rs
 
 
+def _long_panel(ctx, a, key):
+    """The reference's and each judge's judgment set from a long ``frame`` (one row per item and rater)."""
+    df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    on = _strings(ctx, a, key, "on", a.get("on", ["query_id", "doc_id"]))
+    rater, label = a.get("rater", "rater"), a.get("label", "label")
+    _columns(ctx, a, key, df, f"the data set {a['data']!r}", rater=rater, label=label)
+    for c in on:
+        _columns(ctx, a, key, df, f"the data set {a['data']!r}", on=c)
+    cluster = a.get("cluster")
+    if cluster is not None and cluster not in on:
+        raise _fail(ctx, a, key, f"cluster = {cluster!r} is not a key column", expected=f"one of {', '.join(on)}",
+                    fix="name the topic column in on and in cluster")
+    df = df.assign(**{rater: df[rater].astype(str)})
+    numbers = pd.to_numeric(df[label], errors="coerce")
+    if numbers.notna().all():              # labels written as numbers compare as numbers
+        df[label] = numbers
+    raters = list(dict.fromkeys(df[rater]))
+    ref = a.get("reference", "human")
+    judges = _strings(ctx, a, key, "judges", a.get("judges", [r for r in raters if r != ref]))
+    absent = [r for r in [ref, *judges] if r not in raters]
+    if absent:
+        raise _fail(ctx, a, key, f"no rows with {rater} == {absent[0]!r}", expected=f"one of {', '.join(raters)}")
+    sets = {r: df.loc[df[rater] == r, [*on, label]].reset_index(drop=True) for r in [ref, *judges]}
+    return sets[ref], {j: sets[j] for j in judges}, on, label, ref
+
+
+def _an_panel(a, ctx, rep, key):
+    from ..output import figures as fg
+    from ..panels.panel import judge_panel
+
+    ref, judges, on, label, ref_name = _long_panel(ctx, a, key)
+    scale = study_scale(a["scale"]) if "scale" in a else None
+    level = _number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95))
+    binarize = a.get("binarize")
+    res = judge_panel(ref, judges, statistic=a.get("statistic", "cohen_kappa"), cluster=a.get("cluster"),
+                      binarize=None if binarize is None else _number(ctx, a, key, "binarize", binarize),
+                      on=tuple(on), label=label, scale=scale, errors=a.get("errors", "indicator"),
+                      confidence_level=level, n_resamples=ctx.n_resamples, rng=ctx.seed)
+    d = res.design
+    rep.text(f"{len(judges)} judges against {ref_name} on {d['n_items']} items"
+             + (f" in {d['n_clusters']} {d['cluster']} clusters" if d["cluster"] else "")
+             + f": {d['statistic']} of every judge from one shared bootstrap draw (metaeval.judge_panel). "
+             f"Best: {res.best}; tied with it (the {level:.0%} confidence set for the best judge): "
+             f"{', '.join(res.tied)}. Differences to the best with simultaneous (max-T) intervals and "
+             "Holm-adjusted p-values; rank intervals from the bootstrap distribution of the ranks.")
+    rep.table(f"{key}_panel", res.to_frame(), f"Each judge's {d['statistic']}, rank interval, difference to the best",
+              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "difference",
+                       "difference_low", "difference_high", "difference_pvalue", "tied_with_best"])
+    rep.table(f"{key}_error_correlation", res.error_correlation.reset_index(),
+              f"Correlation of the judges' errors against {ref_name} ({d['errors']}), on the items both judged")
+    rep.table(f"{key}_agreement", res.agreement.reset_index(), f"Judge x judge agreement ({d['matrix_statistic']})")
+    _, ax = fg.subplots(figsize=(6.4, 1.2 + 0.32 * len(judges)))
+    fg.plot_panel_forest(res, ax=ax)
+    rep.figure(f"{key}_forest", ax.figure, "Each judge's estimate and interval, sorted; the set tied with the best "
+                                           "marked")
+    size = 2.2 + 0.45 * len(judges)
+    _, ax = fg.subplots(figsize=(size + 1.2, size))
+    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax, vmin=None)
+    rep.figure(f"{key}_error_correlation", ax.figure, "Error correlation between the judges, in a clustered order")
+    return res
+
+
+def _an_jury(a, ctx, rep, key):
+    from ..panels import aggregators
+    from ..panels.jury import jury, select_jury
+    from ..panels.panel import jury_vs_best
+
+    ref, judges, on, label, ref_name = _long_panel(ctx, a, key)
+    if len(judges) < 2:
+        raise _fail(ctx, a, key, "a jury needs at least two judges", text=repr(list(judges)))
+    methods = _strings(ctx, a, key, "methods", a.get("methods", ["majority", "dawid_skene"]))
+    for m in methods:
+        aggregators.get(m)                   # an unknown method: InputError naming the known ones
+    statistic = a.get("statistic", "cohen_kappa")
+    cluster = a.get("cluster")
+    level = _number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95))
+    votes = pd.concat({j: f.set_index(on)[label] for j, f in judges.items()}, axis=1)
+    truth = ref.set_index(on)[label].reindex(votes.index)
+    groups = None if cluster is None else np.asarray(votes.index.get_level_values(cluster))
+    ties = a.get("ties")
+    rows = []
+    for m in methods:
+        kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
+        j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
+        cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
+                           n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
+        f = cmp.to_frame()
+        f.insert(0, "method", m)
+        f["best_member"] = cmp.best_member
+        f["cross_fitted"] = j.folds is not None
+        rows.append(f)
+    rep.text(f"Juries of {', '.join(judges)} (metaeval.jury: {', '.join(methods)}) against {ref_name}: the jury's "
+             f"{statistic} minus its best member's, the best member chosen again in every bootstrap draw "
+             "(metaeval.jury_vs_best; one-sided: does the jury beat its best member?). A jury that learns from "
+             f"{ref_name}'s labels is cross-fitted" + (f" over {cluster} groups" if cluster else "")
+             + ": no item's label comes from a fit that saw its reference label.")
+    rep.table(f"{key}_jury_vs_best", pd.concat(rows, ignore_index=True), "Each jury, its best member, and the difference",
+              columns=["method", "set", "statistic", "estimate", "ci_low", "ci_high", "pvalue", "best_member",
+                       "cross_fitted"])
+    mj = a.get("max_judges")
+    if mj is not None:
+        sel = select_jury(votes, truth, method=methods[0], statistic=statistic, cluster=groups,
+                          max_judges=_number(ctx, a, key, "max_judges", mj, integer=True), rng=ctx.seed,
+                          **({"ties": ties} if ties is not None and methods[0] in ("majority", "weighted") else {}))
+        rep.table(f"{key}_selection", sel.curve, f"The best {methods[0]} jury of each size, measured on items not used "
+                                                 "to choose it (metaeval.select_jury, nested cross-fitting)",
+                  columns=["n_judges", "judges", "statistic", "estimate", "apparent", "optimism", "stable", "search"])
+    return rows
+
+
 _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _an_prevalence,
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
              "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
-             "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard}
+             "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard,
+             "panel": _an_panel, "jury": _an_jury}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None

@@ -593,7 +593,7 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
 
     *Differences to the best.* With ĵ the judge of highest estimate, d_j = θ_j − θ_ĵ and
     se_j the SD of its replicates, the simultaneous interval is d̂_j ± c·se_j with c the
-    ``confidence_level`` quantile of max_j |d*_j − d̂_j| / se_j over the draws (max-T; Romano &
+    ``confidence_level`` quantile of ``max_j abs(d*_j − d̂_j) / se_j`` over the draws (max-T; Romano &
     Wolf 2005); the p-values (bootstrap, two-sided) are Holm-adjusted. ĵ is the observed best, so
     these intervals do not account for having chosen it.
 
@@ -741,6 +741,10 @@ def _jury_frame(jury_labels, on, label):
                          fix="pass jury(...).labels, or a frame with the key columns and a label column")
     on_cols = [on] if isinstance(on, str) else list(on)
     idx = jury_labels.index
+    if (idx.nlevels == 1 and len(on_cols) > 1 and len(idx)
+            and all(isinstance(t, tuple) and len(t) == len(on_cols) for t in idx)):
+        # jury() of a frame indexed by a MultiIndex names its items by tuples
+        idx = pd.MultiIndex.from_tuples(list(idx), names=on_cols)
     if idx.nlevels != len(on_cols):
         raise InputError(f"jury_labels is indexed by {idx.nlevels} level(s) for {len(on_cols)} key column(s) "
                          f"({', '.join(on_cols)})", source="<jury_labels>",

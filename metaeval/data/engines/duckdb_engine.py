@@ -19,7 +19,9 @@ import mmap
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -54,20 +56,54 @@ _TABLE_EXT = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".json"
               ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
+_UNITS = {"b": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "kib": 2**10, "mib": 2**20,
+          "gib": 2**30, "tib": 2**40}
+
+
+def _memory_bytes(text: str) -> int | None:
+    """A DuckDB memory size (``"1500MB"``, ``"1.3 GiB"``) in bytes, or None when it is not one."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([A-Za-z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in _UNITS | {"": 1}:
+        return None
+    return int(float(m.group(1)) * _UNITS.get(m.group(2).lower(), 1))
+
+
+def _group_rows(con, limit: str | None = None) -> int:
+    """:data:`GROUP_ROWS` scaled by the connection's memory limit over :data:`DEFAULT_MEMORY_LIMIT`: a
+    group-by on the key text needs memory in proportion to its rows (2 x 10M rows with topics interleaved
+    ran out of memory at 250 MB and fit in 500 MB; issue 19)."""
+    limit = _memory_bytes(limit) if limit else None
+    if limit is None:  # a connection of the caller's: its setting as DuckDB prints it (rounded)
+        try:
+            limit = _memory_bytes(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        except Exception:  # pragma: no cover - a setting DuckDB does not print as a size
+            limit = None
+    if not limit:
+        return GROUP_ROWS
+    return max(1, int(GROUP_ROWS * limit / _memory_bytes(DEFAULT_MEMORY_LIMIT)))
+
+
 class _Duck:
     """The :class:`~.plan.Executor` over a DuckDB connection."""
 
     dialect = DUCKDB
 
-    def __init__(self, con, temp: bool = True):
+    def __init__(self, con, temp: bool = True, memory_limit: str | None = None):
         self.con = con
         # the engine's own connection is a database file in its spill folder: its tables are then
         # compressed and held by the buffer manager, which writes them out under the memory limit
         # (TEMP tables live in an in-memory catalog)
         self.kind = "TEMP TABLE" if temp else "TABLE"
         self.own = not temp
-        #: rows per pass of the plan's group-by over both sides (see ``plan._group``)
-        self.group_rows = int(os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS", GROUP_ROWS))
+        #: rows of both sides up to which the plan groups on the key text, and per pass of the exact
+        #: path's group-by (see ``plan._fused``, ``plan._group``): GROUP_ROWS at the default memory
+        #: limit, in proportion to the connection's limit
+        env = os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS")
+        self.group_rows = int(env) if env else _group_rows(con, memory_limit)
+        import duckdb
+
+        #: what the plan catches to run a group-by again in more passes (``plan._in_passes``)
+        self.out_of_memory = duckdb.OutOfMemoryException
 
     def materialize(self, name, select):
         self.con.execute(f"CREATE OR REPLACE {self.kind} {name} AS {select}")
@@ -508,6 +544,115 @@ def _qi(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+# -- spill folders -------------------------------------------------------------------------------------
+#: A spill folder's name: the prefix, the owner's process id, a random part (``tempfile.mkdtemp``).
+SPILL_PREFIX = "metaeval-duckdb-"
+_SPILL_NAME = re.compile(re.escape(SPILL_PREFIX) + r"([0-9]+)-")
+_spill: set[str] = set()  # this process's folders
+_sigterm = {"previous": None, "installed": False, "received": False}
+_spill_lock = threading.Lock()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # alive, another user's
+        return True
+    return True
+
+
+def _remove_stale(base: str | None = None) -> list[str]:
+    """Remove the spill folders whose owner process is gone (killed before it could clean up: SIGKILL,
+    a crash, a power cut); returns them. Folders of live processes, and names without a process id
+    (metaeval before 0.3), are left alone. Not on Windows (no cheap liveness check without psutil)."""
+    if os.name == "nt":  # pragma: no cover - os.kill(pid, 0) would terminate the process there
+        return []
+    base = base or tempfile.gettempdir()
+    gone = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return gone
+    for e in entries:
+        m = _SPILL_NAME.match(e.name)
+        if not m or not e.is_dir(follow_symlinks=False):
+            continue
+        pid = int(m.group(1))
+        if pid != os.getpid() and not _pid_alive(pid):
+            shutil.rmtree(e.path, ignore_errors=True)
+            gone.append(e.path)
+    return gone
+
+
+def _spill_folder() -> str:
+    """A new spill folder of this process (named with its pid), removed at exit and on SIGTERM; stale
+    folders of dead processes are removed first."""
+    _remove_stale()
+    tmp = tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-")
+    with _spill_lock:
+        _spill.add(tmp)
+    _watch_sigterm()
+    return tmp
+
+
+def _release(tmp: str) -> None:
+    """Remove a spill folder now (its connection is closed)."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    with _spill_lock:
+        _spill.discard(tmp)
+        last = not _spill
+    if last:
+        _unwatch_sigterm()
+
+
+@atexit.register
+def _release_all() -> None:
+    for tmp in list(_spill):
+        shutil.rmtree(tmp, ignore_errors=True)
+    with _spill_lock:
+        _spill.clear()
+
+
+def _on_sigterm(signum, frame):
+    """SIGTERM while spill folders exist: remove them, then die as the signal would (exit status
+    128 + 15), or hand over to the handler that was there before."""
+    _sigterm["received"] = True
+    _release_all()
+    prev = _sigterm["previous"]
+    if callable(prev):
+        prev(signum, frame)
+        return
+    raise SystemExit(128 + signum)
+
+
+def _watch_sigterm() -> None:
+    """Install :func:`_on_sigterm` (main thread only; not over an ignored SIGTERM)."""
+    if _sigterm["installed"] or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        prev = signal.getsignal(signal.SIGTERM)
+        if prev in (signal.SIG_IGN, None):  # ignored, or a handler set outside Python: leave it
+            return
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - no signals here
+        return
+    _sigterm.update(previous=prev, installed=True)
+
+
+def _unwatch_sigterm() -> None:
+    """Put back the SIGTERM handler there was before (when no spill folder is left)."""
+    if not _sigterm["installed"] or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+            signal.signal(signal.SIGTERM, _sigterm["previous"])
+    except (ValueError, OSError):  # pragma: no cover
+        return
+    _sigterm.update(previous=None, installed=False)
+
+
 def connect(*, memory_limit: str | None = None, threads: int | None = None, temp_directory: str | None = None,
             database: str = ":memory:"):
     """A DuckDB connection set up as the engine uses it (memory limit, spill folder, all cores).
@@ -520,8 +665,9 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     threads : int, optional
         Worker threads (default: the machine's cores).
     temp_directory : str, optional
-        Where DuckDB spills (default: a new folder under :func:`tempfile.gettempdir`, removed when
-        the process exits).
+        Where DuckDB spills (default: a new folder ``metaeval-duckdb-<pid>-*`` under
+        :func:`tempfile.gettempdir`, removed when the process exits or receives SIGTERM; folders left
+        by a process that is gone, e.g. after SIGKILL, are removed by the next call).
     database : str
         The database: ``":memory:"`` or a file (the engine uses a file in its spill folder).
 
@@ -539,14 +685,29 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     import duckdb
 
     tmp = temp_directory
-    if tmp is None:  # a folder of our own: removed at exit (DuckDB may still spill into it until then)
-        tmp = tempfile.mkdtemp(prefix="metaeval-duckdb-")
-        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    if tmp is None:  # a folder of our own: removed at exit or SIGTERM (DuckDB may spill into it until then)
+        tmp = _spill_folder()
     con = duckdb.connect(database, config={
         "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
     con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
     return con
+
+
+def _out_of_memory(exc, reference, candidate, limit) -> InputError:
+    """The InputError for a DuckDB run out of memory even in passes: what to set."""
+    first = str(exc).split("\n", 1)[0].strip()
+    where = " / ".join(str(x) if isinstance(x, (str, os.PathLike)) else f"<{type(x).__name__}>"
+                       for x in (reference, candidate))
+    if limit is None:
+        return InputError(f"DuckDB ran out of memory under the connection's memory limit ({first})", source=where,
+                          fix="raise the connection's limit (SET memory_limit = '4GB'), or leave connection= "
+                              "unset to use the engine's own connection")
+    return InputError(f"DuckDB ran out of memory at the memory limit {limit} ({first})",
+                      source=where, expected="a memory limit the inputs' distinct keys fit (about 30M rows of "
+                      "both sides per 1.5 GB)",
+                      fix="set the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 4GB) or pass "
+                          "memory_limit='4GB' (align(..., engine='duckdb', memory_limit=...))")
 
 
 def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id", "doc_id"),
@@ -629,24 +790,40 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
     """
     on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, labels)
     by = (by,) if isinstance(by, str) else tuple(by)
+    import duckdb
+
     own = connection is None
-    tmp = None
+    tmp = limit = None
     if own:
-        tmp = tempfile.mkdtemp(prefix="metaeval-duckdb-")
-        con = connect(memory_limit=memory_limit, threads=threads, temp_directory=tmp,
+        limit = memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT
+        tmp = _spill_folder()
+        con = connect(memory_limit=limit, threads=threads, temp_directory=tmp,
                       database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
     loader = _Loader(con, glob)
     try:
         sides = [loader.load(reference), loader.load(candidate)]
-        return run_plan(_Duck(con, temp=not own), sides, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
-                        duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value,
-                        refusals=refusals, unjudged=unjudged, names=names, by=by, rows=rows, quote=_qi)
+        return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
+                        out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
+                        refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,
+                        rows=rows, quote=_qi)
+    except duckdb.OutOfMemoryException as exc:
+        raise _out_of_memory(exc, reference, candidate, limit) from None
+    except (duckdb.InterruptException, RuntimeError) as exc:
+        # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
+        # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in one
+        # line, or the exit status of SIGTERM
+        stopped = isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
+        if stopped and _sigterm["received"]:
+            raise SystemExit(128 + signal.SIGTERM) from None
+        if stopped:  # Ctrl-C: DuckDB reports it as "Query interrupted"
+            raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
+        raise
     finally:
         if own:
             con.close()
-            shutil.rmtree(tmp, ignore_errors=True)
+            _release(tmp)
         else:
             for i in range(1, loader.n + 1):
                 base = f"_me_in{i}_{id(loader):x}"

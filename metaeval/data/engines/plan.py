@@ -796,11 +796,22 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     more are conflicting labels (then the caller takes the exact path).
 
     Above the engine's ``group_rows`` (DuckDB: :data:`~.duckdb_engine.GROUP_ROWS` rows of both sides
-    together), where a group-by on text keys runs out of memory, the group key is instead a 128-bit
-    fingerprint of the key (two 64-bit hashes: of the key columns, and of their text joined in reverse
-    order) with the key columns the cells are grouped by (``hashed``): fixed-width group keys, spilled
-    well beyond memory. Two distinct keys then merge only when both hashes collide: for n keys, a
-    chance of about n² / 2¹²⁹ (below 10⁻²² at 10⁸ keys).
+    together at the default memory limit, in proportion to the limit), where a group-by on text keys
+    runs out of memory, the group key is instead a 128-bit fingerprint of the key (two 64-bit hashes:
+    of the key columns, and of their text joined in reverse order): fixed-width group keys, spilled
+    well beyond memory. The key columns the cells are grouped by (``hashed``) are then carried as an
+    aggregate of each group (they are a function of the key), never as a group column: a text column
+    in the group key whose value changes from row to row (keys in document order, topics interleaved)
+    made DuckDB's group-by run out of memory at any limit the input exceeded by about ten times,
+    where the same text constant over long runs (rows sorted by topic) or fixed-width keys did not
+    (issue 19, finding 8: measured on 2 x 10M rows at a 150 MB limit and 2 x 100M at 1.5 GB). Two
+    distinct keys merge only when both hashes collide: for n keys, a chance of about n² / 2¹²⁹
+    (below 10⁻²² at 10⁸ keys).
+
+    When the engine runs out of memory all the same (an engine that says so: ``ex.out_of_memory``),
+    the group-by runs again in passes over hash partitions of the key (4, then 16, then 64 passes; each
+    pass reads the inputs again and holds a quarter of the groups or less); past the last, the error
+    goes to the caller (DuckDB: an InputError naming the memory limit to set).
 
     Returns the counts (``sel``'s columns grouped by ``grouped``, ``n`` and the conflict flags ``_c0``,
     ``_c1``), or None when the labels are not few (over 31 distinct) or the cells need metadata columns.
@@ -809,24 +820,59 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     if not 0 < len(labels_all) <= 31 or any(by_meta):
         return None
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
+    part = p.d.hash64(keys)
     if _over_group_rows(p, built) > 1:
         rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
-        gcols = f"{', '.join(hashed + [''])}{p.d.hash64(keys)} AS _h, {p.d.hash64([rev])} AS _h2"
-        gkeys = ", ".join(hashed + ["_h", "_h2"])
+        gcols = f"{', '.join(hashed + [''])}{part} AS _h, {p.d.hash64([rev])} AS _h2"
+        gkeys = "_h, _h2"
+        carried = "".join(f", any_value({k}) AS {k}" for k in hashed)  # a function of the key: not grouped on
+        part = "_h"
     else:
         gcols = gkeys = ", ".join(keys)
-    parts = [f"SELECT {gcols}, CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit FROM {b[0]} WHERE _fate IS NULL"
-             for si, b in enumerate(built) if b is not None]
+        carried = ""
+    outs = ", ".join(hashed + [gkeys]) if carried else gkeys
     low, high = "(_mask % 2147483648)", p.d.intdiv("_mask", "2147483648")
 
     def label(m):
         return "CASE " + " ".join(f"WHEN {m} = {2 ** i} THEN {_double(v)}" for i, v in enumerate(labels_all)) + " END"
 
-    inner = (f"SELECT {gkeys}, {low} AS _n0, {high} AS _n1, {label(low)} AS _lab0, {label(high)} AS _lab1, "
-             f"(({low}) & ({low} - 1)) <> 0 AS _conf0, (({high}) & ({high} - 1)) <> 0 AS _conf1 "
-             f"FROM (SELECT {gkeys}, bit_or(_bit) AS _mask FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}) g0")
-    return p.ex.frame(f"SELECT {grouped}, count(*) AS n, max(_conf0) AS _c0, max(_conf1) AS _c1 "
-                      f"FROM (SELECT {sel}, _conf0, _conf1 FROM ({inner}) g) t GROUP BY {grouped}")
+    def query(passes, i):
+        where = "_fate IS NULL" + (f" AND {part if part == '_h' else p.d.hash64(keys)} % {passes} = {i}"
+                                   if passes > 1 else "")
+        parts = [f"SELECT * FROM (SELECT {gcols}, CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit, _fate "
+                 f"FROM {b[0]}) s{si} WHERE {where}" for si, b in enumerate(built) if b is not None]
+        inner = (f"SELECT {outs}, {low} AS _n0, {high} AS _n1, {label(low)} AS _lab0, {label(high)} AS _lab1, "
+                 f"(({low}) & ({low} - 1)) <> 0 AS _conf0, (({high}) & ({high} - 1)) <> 0 AS _conf1 "
+                 f"FROM (SELECT {gkeys}{carried}, bit_or(_bit) AS _mask FROM ({' UNION ALL '.join(parts)}) u "
+                 f"GROUP BY {gkeys}) g0")
+        return p.ex.frame(f"SELECT {grouped}, count(*) AS n, max(_conf0) AS _c0, max(_conf1) AS _c1 "
+                          f"FROM (SELECT {sel}, _conf0, _conf1 FROM ({inner}) g) t GROUP BY {grouped}")
+
+    return _in_passes(p, query, [c.strip() for c in grouped.split(",")])
+
+
+#: The passes a group-by that ran out of memory is tried again in (see :func:`_fused`).
+RETRY_PASSES = (4, 16, 64)
+
+
+def _in_passes(p: _Plan, query, grouped_cols, first: int = 1) -> pd.DataFrame:
+    """``query(passes, i)`` for i < passes, in one pass (``first``) and, when the engine runs out of
+    memory, again in more (:data:`RETRY_PASSES`); the passes' counts summed per group."""
+    oom = getattr(p.ex, "out_of_memory", ())
+    tries = [first] + [n for n in RETRY_PASSES if n > first]
+    for t, passes in enumerate(tries):
+        try:
+            frames = [query(passes, i) for i in range(passes)]
+        except oom:
+            if t + 1 == len(tries):
+                raise
+            continue
+        if passes == 1:
+            return frames[0]
+        out = pd.concat(frames, ignore_index=True)
+        return (out.groupby(grouped_cols, dropna=False, sort=False)
+                .agg(n=("n", "sum"), _c0=("_c0", "max"), _c1=("_c1", "max")).reset_index())
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _group(p: _Plan, built, keys, by_meta, duplicates) -> str:
