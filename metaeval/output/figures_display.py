@@ -134,5 +134,22 @@ class AxesGrid(np.ndarray):
 
 
 def as_grid(axes) -> AxesGrid:
-    """``axes`` (any sequence or array of Axes) as an :class:`AxesGrid`, keeping its shape."""
+    """``axes`` as an :class:`AxesGrid`, keeping its shape (what the multi-panel plots return).
+
+    Parameters
+    ----------
+    axes : sequence or numpy.ndarray of matplotlib.axes.Axes
+
+    Returns
+    -------
+    AxesGrid
+        A view of the same objects; Jupyter shows it as their figure when that is a :class:`NotebookFigure`.
+
+    Examples
+    --------
+    >>> from metaeval import figures
+    >>> fig, grid = figures.subplots(2, 2)
+    >>> as_grid(list(grid.ravel())).shape, type(grid).__name__
+    ((4,), 'AxesGrid')
+    """
     return np.asarray(axes, dtype=object).view(AxesGrid)
