@@ -129,13 +129,36 @@ def _cmd_inspect(args) -> int:
     return 0
 
 
-def _accounting(report) -> str:
-    """The alignment accounting in one line."""
+def _accounting(report, engine: str | None = None) -> str:
+    """The alignment accounting in one line (and the engine that aligned, when given)."""
     parts = []
     for side in report.names:
         fates = ", ".join(f"{n} {fate}" for (s, fate), n in report.counts.items() if s == side and n)
         parts.append(f"{side} {report.sources.get(side, '?')} {report.n_input[side]} rows ({fates or 'none'})")
-    return f"aligned {report.n_pairs} pairs: " + "; ".join(parts)
+    by = f" by the {engine} engine" if engine else ""
+    return f"aligned {report.n_pairs} pairs{by}: " + "; ".join(parts)
+
+
+def _accounting_record(report) -> dict:
+    """The alignment accounting as JSON-ready data: pairs, and per side its source, rows, fates and notes."""
+    sides = {}
+    for side in report.names:
+        sides[side] = {"source": str(report.sources.get(side, "?")), "rows": int(report.n_input[side]),
+                       "fates": {fate: int(n) for (s, fate), n in report.counts.items() if s == side and n},
+                       "notes": {note: int(n) for (s, note), n in report.notes.items() if s == side and n}}
+    return {"pairs": int(report.n_pairs), "sides": sides}
+
+
+def _engine_used(args) -> str:
+    """The engine that aligned (``--engine auto`` resolved as :func:`metaeval.align` resolves it)."""
+    if args.engine != "auto":
+        return args.engine
+    from .data.engines import choose_engine
+
+    try:
+        return choose_engine(args.reference, args.candidate, "auto")
+    except (ValueError, OSError):  # pragma: no cover - align has read the same inputs
+        return "auto"
 
 
 def _suggest_columns(exc: InputError, on: str, label: str) -> InputError:
@@ -179,7 +202,6 @@ def _cmd_agree(args) -> int:
                              expected=f"one of the key columns {', '.join(on)} or a column of either file",
                              fix=f"--cluster {on[0]}") from None
         raise _suggest_columns(exc, args.on, args.label) from None
-    print(_accounting(paired.report))
     if len(paired) == 0:
         raise InputError("no key occurs on both sides, so there are no pairs to compare",
                          source=f"{args.reference} / {args.candidate}",
@@ -196,10 +218,20 @@ def _cmd_agree(args) -> int:
         res = agreement_report(paired, cluster=args.cluster, ci_method=None if args.ci_method == "none"
                                else args.ci_method, n_resamples=args.n_resamples, rng=args.seed)
     frame = res.to_frame()
+    messages = [cli_syntax(str(w.message)) for w in caught]
+    engine = _engine_used(args)
+    # stdout carries only the requested format (a table, CSV or JSON); the accounting goes to stderr
+    # (printed once the run has succeeded: an error stays one line)
+    print(_accounting(paired.report, engine), file=sys.stderr)
     if args.format == "csv":
         print(frame.to_csv(index=False), end="")
     elif args.format == "json":
-        print(frame.to_json(orient="records", indent=1, double_precision=15))
+        import json
+
+        doc = {"engine": engine, "alignment": _accounting_record(paired.report),
+               "results": json.loads(frame.to_json(orient="records", double_precision=15)),
+               "warnings": messages}
+        print(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False))
     else:
         level = f"{frame['confidence_level'].iloc[0]:.0%}"
         unit = frame["unit"].iloc[0]
@@ -211,8 +243,8 @@ def _cmd_agree(args) -> int:
         if ci != "none":
             print(f"{ci} intervals from {args.n_resamples} resamples of {frame['n_units'].iloc[0]} {unit} "
                   f"(seed {args.seed})")
-    for w in caught:
-        print(f"warning: {cli_syntax(str(w.message))}", file=sys.stderr)
+    for m in messages:
+        print(f"warning: {m}", file=sys.stderr)
     return 0
 
 
@@ -315,12 +347,88 @@ def _check_resampling(args) -> None:
         check_n_resamples(args.n_resamples, where="--n-resamples", source="the command line")
 
 
+def _pdflatex() -> str:
+    """The pdflatex program on PATH, or an InputError saying how to get it (checked before a study runs)."""
+    import shutil
+
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        raise InputError("--pdf needs pdflatex, which is not on PATH", source="the command line",
+                         fix="install TeX Live (Debian/Ubuntu: apt-get install texlive-latex-recommended), "
+                             "or drop --pdf and compile report.tex yourself")
+    return exe
+
+
+def compile_pdf(tex, *, pdflatex: str | None = None, runs: int = 2, timeout: float = 600) -> tuple:
+    r"""Compile a report's ``report.tex`` with pdflatex, in its folder.
+
+    pdflatex runs with ``-interaction=nonstopmode -halt-on-error``; a second run resolves the
+    cross-references (it is skipped when the first log does not ask for it).
+
+    Parameters
+    ----------
+    tex : str or path-like
+        The ``.tex`` file (``OUT/report.tex``).
+    pdflatex : str, optional
+        The program (default: ``pdflatex`` on PATH).
+    runs : int
+        At most this many runs.
+    timeout : float
+        Seconds per run.
+
+    Returns
+    -------
+    (pathlib.Path or None, str)
+        The PDF and an empty string, or None and the first error line of the LaTeX log
+        (``"! ..."``, with its ``l.N`` line number when the log gives one).
+
+    References
+    ----------
+    tests/test_cli_pipelines.py compiles the demo's report with ``metaeval report --pdf``.
+
+    Examples
+    --------
+    >>> import pathlib, shutil, tempfile
+    >>> tex = pathlib.Path(tempfile.mkdtemp()) / "report.tex"
+    >>> _ = tex.write_text(r"\documentclass{article}\begin{document}Hello\end{document}")
+    >>> pdf, error = compile_pdf(tex) if shutil.which("pdflatex") else (tex.with_suffix(".pdf"), "")
+    >>> pdf.name, error
+    ('report.pdf', '')
+    """
+    import subprocess
+    from pathlib import Path
+
+    tex = Path(tex)
+    exe = pdflatex or _pdflatex()
+    log = tex.with_suffix(".log")
+    for _ in range(max(1, runs)):
+        try:
+            r = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", tex.name], cwd=tex.parent,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None, f"pdflatex did not finish in {timeout:g} s"
+        text = log.read_text(encoding="latin-1") if log.exists() else r.stdout.decode("latin-1")
+        if r.returncode != 0:
+            lines = text.splitlines()
+            first = next((i for i, ln in enumerate(lines) if ln.startswith("!")), None)
+            if first is None:
+                return None, f"pdflatex exited with status {r.returncode}"
+            where = next((ln.split(" ", 1)[0] for ln in lines[first + 1:first + 12] if re.match(r"l\.\d+", ln)), "")
+            return None, lines[first].lstrip("! ").strip() + (f" (report.tex {where})" if where else "")
+        if "Rerun to get" not in text:
+            break
+    return tex.with_suffix(".pdf"), ""
+
+
 def _cmd_report(args) -> int:
+    from pathlib import Path
+
     from .output.folder import check_out
     from .output.study import load_study, run_study
 
     check_out(args.out)                     # before the study is read or any analysis runs
     _check_resampling(args)
+    exe = _pdflatex() if args.pdf else None
     study = load_study(args.study)
     if args.seed is not None:
         study["seed"] = args.seed
@@ -328,7 +436,18 @@ def _cmd_report(args) -> int:
         study["n_resamples"] = args.n_resamples
     rep = run_study(study, args.out)
     print(f"{len(rep.tables)} tables and {len(rep.figures)} figures written to {args.out}/ "
-          f"(report.md, report.html, results.json)")
+          f"(report.md, report.html, report.tex, results.json)")
+    tex = Path(args.out) / "report.tex"
+    print(f"LaTeX: {tex}")
+    status = 0
+    if exe is not None:
+        pdf, error = compile_pdf(tex, pdflatex=exe)
+        if pdf is not None:
+            print(f"PDF: {pdf}")
+        else:
+            print(f"metaeval: error: pdflatex could not compile {tex}: {error}. "
+                  f"The log is {tex.with_suffix('.log')}; the rest of the report is written", file=sys.stderr)
+            status = 1
     lines = headlines(rep.tables)
     if lines:
         print("headline numbers (one row per table of estimates; every row is in the report):")
@@ -338,7 +457,7 @@ def _cmd_report(args) -> int:
         print(f"{len(notes)} note{'' if len(notes) == 1 else 's'} (warnings, rows left out), listed under Notes:")
         for r in notes.itertuples(index=False):
             print(f"  - {r.analysis}: {r.category}: {r.message}" + (f" (x{r.times})" if r.times > 1 else ""))
-    return 0
+    return status
 
 
 #: Statistics preferred as a table's headline, in this order (else the table's first row).
@@ -407,6 +526,54 @@ def _isnan(v) -> bool:
         return False
 
 
+def study_keys() -> str:
+    """Every key a study file may hold, section by section (what ``metaeval report --keys`` prints).
+
+    Returns
+    -------
+    str
+        For each section of :data:`metaeval.output.study_schema.SCHEMA` a heading (``[data.NAME]
+        with kind = "pair"``, ``[[analysis]] with type = "agreement"`` ...) and its table of keys
+        (:func:`metaeval.output.study_schema.schema_table`), the tables of ``docs/guide/study-files.md``.
+
+    References
+    ----------
+    The one declaration of the keys, ``metaeval/output/study_schema.py``; tests/test_cli_pipelines.py.
+
+    Examples
+    --------
+    >>> text = study_keys()
+    >>> text.splitlines()[0]
+    'Keys of a study file (TOML; docs/guide/study-files.md explains them with examples)'
+    >>> '[[analysis]] with type = "agreement"' in text
+    True
+    """
+    from .output.study_schema import SCHEMA, schema_table
+
+    def heading(section: str) -> str:
+        if section == "study":
+            return "top level"
+        if section == "analysis":
+            return "[[analysis]] (every analysis)"
+        kind, _, value = section.partition(":")
+        return f'[data.NAME] with kind = "{value}"' if kind == "data" else f'[[analysis]] with type = "{value}"'
+
+    parts = ["Keys of a study file (TOML; docs/guide/study-files.md explains them with examples)"]
+    parts += [f"\n{heading(section)}\n{schema_table(section)}" for section in SCHEMA]
+    return "\n".join(parts) + "\n"
+
+
+class _KeysAction(argparse.Action):
+    """``--keys``: print :func:`study_keys` and exit (like ``--version``, before other arguments are checked)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(study_keys())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``metaeval`` command (agree, inspect, align, report, demo).
 
@@ -466,9 +633,15 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--engine", default="auto", choices=["auto", "pandas", "duckdb", "spark"],
                          help="who aligns: pandas (in memory), duckdb (beyond memory; Parquet folders and "
                               "globs), spark (a local session); auto picks from the inputs' kind and size")
-    r = sub.add_parser("report", help="run a study file (TOML) and write the report folder")
-    r.add_argument("study", help="the study file (see metaeval.study for the format)")
+    r = sub.add_parser("report", help="run a study file (TOML) and write the report folder",
+                       description="Run a study file and write the report folder (report.md, report.html, "
+                                   "report.tex, results.json, tables/, figures/). The format of study files: "
+                                   "docs/guide/study-files.md; `metaeval report --keys` lists every key.")
+    r.add_argument("study", help="the study file (TOML; every key: docs/guide/study-files.md or metaeval report --keys)")
     r.add_argument("--out", required=True, help="output folder")
+    r.add_argument("--pdf", action="store_true",
+                   help="also compile report.pdf with pdflatex (which must be on PATH) and print its path")
+    r.add_argument("--keys", action=_KeysAction, help="list every key a study file may hold, and exit")
     r.add_argument("--seed", type=int, default=None, help="override the study's seed")
     r.add_argument("--n-resamples", type=int, default=None, help="override the study's number of resamples")
     r.set_defaults(func=_cmd_report)

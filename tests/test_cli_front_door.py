@@ -158,11 +158,13 @@ def agree_prints_kappa_with_cluster_intervals_test(capsys):
     argv = ["agree", str(TREC / "qrels.human.txt"), str(TREC / "qrels.judge.txt"), "--scale", "0,1,2,3",
             "--cluster", "query_id", "--n-resamples", "200", "--seed", "7"]
     assert main(argv) == 0
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out, err = captured.out.splitlines(), captured.err.splitlines()
     p, lib = _library()
-    # the alignment accounting, one line (the counts of AlignmentReport)
-    assert out[0].startswith(f"aligned {p.report.n_pairs} pairs: reference ")
-    assert "7734 rows (7731 matched, 3 unmatched)" in out[0] and "7731 rows (7731 matched)" in out[0]
+    # the alignment accounting, one line on stderr (the counts of AlignmentReport, and the engine)
+    assert err[0].startswith(f"aligned {p.report.n_pairs} pairs by the pandas engine: reference ")
+    assert "7734 rows (7731 matched, 3 unmatched)" in err[0] and "7731 rows (7731 matched)" in err[0]
+    assert out[0].split() == ["statistic", "estimate", "95%", "low", "95%", "high", "n"]
     kappa = lib.set_index("statistic").loc["cohen_kappa"]
     line = next(x for x in out if x.split()[:1] == ["cohen_kappa"])
     assert line.split()[1:4] == [f"{kappa.estimate:.4f}", f"{kappa.ci_low:.4f}", f"{kappa.ci_high:.4f}"]
@@ -175,13 +177,12 @@ def agree_csv_and_json_equal_the_library_test(capsys):
             "--n-resamples", "200", "--seed", "7", "--cluster", "query_id"]
     _, lib = _library(binarize=2)
     assert main(base + ["--format", "csv"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    got = pd.read_csv(io.StringIO("\n".join(lines[1:])))
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))     # stdout is the CSV alone
     assert list(got.columns) == list(lib.columns)
     pd.testing.assert_series_equal(got["estimate"], lib["estimate"].astype(float), check_exact=False, rtol=1e-12)
     pd.testing.assert_series_equal(got["ci_low"], lib["ci_low"].astype(float), check_exact=False, rtol=1e-12)
     assert main(base + ["--format", "json"]) == 0
-    records = json.loads("\n".join(capsys.readouterr().out.splitlines()[1:]))
+    records = json.loads(capsys.readouterr().out)["results"]     # stdout is the JSON alone
     assert [r["statistic"] for r in records] == list(lib["statistic"])
     assert records[1]["estimate"] == pytest.approx(lib["estimate"].iloc[1], rel=1e-12)
 

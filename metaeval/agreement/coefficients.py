@@ -347,10 +347,19 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
     (est,), res_boot = _run(bound.kernel(td.k, _levels(td)), td, bound.name, n_resamples=n_resamples,
                             ci_method=ci_method, confidence_level=confidence_level, rng=rng, alternative=alternative,
                             warn_names=warn, with_result=True)
+    return _with_h0_pvalue(bound, td, est, res_boot, 0, alternative=alternative)
+
+
+def _with_h0_pvalue(bound, td: TableData, est: Estimate, res_boot, j: int, *, alternative="two-sided") -> Estimate:
+    """``est`` (entry ``j`` of the bootstrap ``res_boot``) with the p-value of coefficient = 0, where there is one.
+
+    Where the analytic variance has an H0 version (Cohen's kappa, weighted or not), the z-test
+    p-value is reported with any interval; with clusters or strata the z-test does not apply: the
+    engine's bootstrap p-value instead. Statistics without an H0 variance are returned unchanged
+    (no p-value), in :func:`cohen_kappa` and friends as in :func:`agreement_report`.
+    """
     if bound.statistic.analytic is None or td.n == 0:
         return est
-    # where the analytic variance has an H0 version (Cohen's kappa), the z-test p-value is reported
-    # with any interval; with clusters or strata the z-test does not apply: bootstrap p-value instead
     fn = bound.statistic.analytic_function()
     try:
         res = fn(td.table, _analytic_weights(bound, td))
@@ -368,7 +377,7 @@ def _evaluate(name, td: TableData, *, weights=None, ci_method=DEFAULT_CI_METHOD,
     elif est.replicates is None:
         pval = None          # the z-test assumes iid items, and there are no replicates to test with
     else:
-        pval = float(res_boot.pvalue(0.0)[0])      # the engine's test (widened for few clusters)
+        pval = float(res_boot.pvalue(0.0, j)[0])      # the engine's test (widened for few clusters)
     return Estimate(**{**est.__dict__, "pvalue": pval, "extra": extra})
 
 
@@ -1121,8 +1130,15 @@ def agreement_report(x=None, y=None, *, table=None, scale=None, cluster=None, st
         return np.column_stack([f(S) for f in kernels])
 
     warn = tuple(b.name for b in bounds if b.statistic.warn_undefined)
-    ests = _run(kern, td, names, n_resamples=n_resamples, ci_method=ci_method, confidence_level=confidence_level,
-                rng=rng, warn_names=warn)
+    ests, res_boot = _run(kern, td, names, n_resamples=n_resamples, ci_method=ci_method,
+                          confidence_level=confidence_level, rng=rng, warn_names=warn, with_result=True)
+    # the p-value of coefficient = 0 exactly as each statistic's own function reports it
+    j = 0
+    for b in bounds:
+        width = len(b.components(td.k, td.scale.labels))
+        if width == 1:
+            ests[j] = _with_h0_pvalue(b, td, ests[j], res_boot, j)
+        j += width
     return ResultSet(ests, name="agreement_report")
 
 

@@ -4,7 +4,21 @@ Every plot function takes plain, documented inputs (tidy frames with the package
 ``statistic, estimate, ci_low, ci_high, ...`` as ``.to_frame()`` gives them, or arrays), draws
 on ``ax=`` (a new figure when omitted), returns the Axes and never calls ``plt.show()``. Figures
 are built on :class:`matplotlib.figure.Figure` with the Agg canvas, without pyplot, so nothing
-is shown and nothing is left open in pyplot's global state.
+is left open in pyplot's global state: a script that draws a thousand figures in a loop holds none
+of them (nothing to close).
+
+In Jupyter
+----------
+A cell that ends with a plot function shows the figure, with no ``%matplotlib`` magic and no
+``display(ax.figure)``: the figures this module creates (:func:`subplots`, and every plot function
+called without ``ax=``) are a :class:`matplotlib.figure.Figure` and :class:`matplotlib.axes.Axes`
+subclass that add one method each, ``_repr_png_``, which IPython's display machinery looks up on a
+cell's value (the multi-panel plots return a numpy array of Axes with the same method). Nothing
+else changes: they are matplotlib's classes in every other respect, ``isinstance(ax, Axes)``
+holds, pyplot never tracks them, and outside IPython the method is never called. As with any
+value, ``ax = plot_forest(...)`` on the last line shows nothing: end the cell with ``ax``, or call
+``display(ax)``. Axes you pass with ``ax=`` are drawn on and returned as they are, so a figure from
+``plt.subplots()`` is shown by pyplot (once). See :mod:`metaeval.output.figures_display`.
 
 Theme
 -----
@@ -214,7 +228,7 @@ def _themed(func):
 @_themed
 def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None, squeeze: bool = True,
              **kwargs) -> tuple[Figure, Axes | np.ndarray]:
-    """Like ``plt.subplots`` but on an Agg canvas without pyplot (nothing to show or close).
+    """Like ``plt.subplots`` but on an Agg canvas without pyplot (nothing to close), shown by Jupyter.
 
     Parameters
     ----------
@@ -225,13 +239,16 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | N
     squeeze : bool
         As in matplotlib: a single Axes (or a 1-D array) instead of a 2-D array where possible.
     **kwargs
-        Passed to ``Figure.subplots`` (``sharex``, ``sharey``, ``gridspec_kw`` ...).
+        Passed to ``Figure.subplots`` (``sharex``, ``sharey``, ``gridspec_kw``, ``subplot_kw`` ...).
 
     Returns
     -------
-    fig : matplotlib.figure.Figure
-        With constrained layout, on a ``FigureCanvasAgg``.
-    ax : matplotlib.axes.Axes or numpy.ndarray of Axes
+    fig : metaeval.output.figures_display.NotebookFigure
+        A :class:`matplotlib.figure.Figure` with constrained layout, on a ``FigureCanvasAgg``, that
+        Jupyter shows as a picture.
+    ax : metaeval.output.figures_display.NotebookAxes or AxesGrid
+        :class:`matplotlib.axes.Axes` (a numpy array of them for a grid) that Jupyter shows as
+        their figure (with ``subplot_kw={"projection": ...}``: matplotlib's Axes of that projection).
 
     Examples
     --------
@@ -241,14 +258,18 @@ def subplots(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | N
     ('FigureCanvasAgg', 2)
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+
+    from .figures_display import NotebookAxes, NotebookFigure, as_grid
 
     if figsize is None:
         figsize = (3.4 * ncols, 2.8 * nrows)
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = NotebookFigure(figsize=figsize, layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, squeeze=squeeze, **kwargs)
-    return fig, axes
+    subplot_kw = dict(kwargs.pop("subplot_kw", None) or {})
+    if not {"axes_class", "projection", "polar"} & set(subplot_kw):
+        subplot_kw["axes_class"] = NotebookAxes
+    axes = fig.subplots(nrows, ncols, squeeze=squeeze, subplot_kw=subplot_kw, **kwargs)
+    return fig, (as_grid(axes) if isinstance(axes, np.ndarray) else axes)
 
 
 def _get_ax(ax, figsize):
@@ -575,7 +596,8 @@ def plot_confusion_panels(tables: Mapping | Sequence, *, normalize: str | Sequen
     Returns
     -------
     numpy.ndarray of Axes
-        One per table, in order (unused grid cells are hidden).
+        One per table, in order (unused grid cells are hidden); an
+        :class:`~metaeval.output.figures_display.AxesGrid`, which Jupyter shows as their figure.
 
     Examples
     --------
@@ -608,7 +630,13 @@ def plot_confusion_panels(tables: Mapping | Sequence, *, normalize: str | Sequen
             raise InputError(f"{len(flat)} axes given for {n} tables")
     for ax, (title, t), nz in zip(flat, items, norms):
         plot_confusion(t, normalize=nz, ax=ax, title=str(title), **kwargs)
-    return np.asarray(flat[:n], dtype=object)
+    return _as_grid(flat[:n])
+
+
+def _as_grid(axes):
+    from .figures_display import as_grid
+
+    return as_grid(axes)
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
-from .figures import PALETTE, _frame, _get_ax, _intervals, _legend_above, _require, _themed, subplots
+from .figures import PALETTE, _as_grid, _frame, _get_ax, _intervals, _legend_above, _require, _themed, subplots
 from .figures_budget import METHOD_COLORS, METHOD_LABELS
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def plot_coverage_width(data: pd.DataFrame, *, methods: Sequence[str] | None = N
     Returns
     -------
     numpy.ndarray of two Axes
-        The coverage panel (lines gid ``"coverage:<method>"``, error bars ``"coverage_se:<method>"``;
+        An :class:`~metaeval.output.figures_display.AxesGrid` (Jupyter shows their figure): the coverage panel (lines gid ``"coverage:<method>"``, error bars ``"coverage_se:<method>"``;
         its axis starts just below the lowest coverage of at least 0.5, and methods below it, such as
         judge-only, are named with their coverage in a text, gid ``"off_scale"``) and the width panel
         (lines gid ``"width:<method>"``, with the legend).
@@ -291,4 +291,4 @@ def plot_coverage_width(data: pd.DataFrame, *, methods: Sequence[str] | None = N
     for a in (cov_ax, wid_ax):
         a.set_xlabel(xlabel)
     wid_ax.legend(loc="upper right")
-    return axes[:2]
+    return _as_grid(axes[:2])
