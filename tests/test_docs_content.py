@@ -255,12 +255,21 @@ def study_outputs_from_code() -> dict[str, dict[str, set[str]]]:
     for key, val in zip(handlers.value.keys, handlers.value.values):
         found = {"table": set(), "figure": set()}
         for node in ast.walk(funcs[val.id]):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in found
+            if not isinstance(node, ast.Call):
+                continue
+            if (isinstance(node.func, ast.Attribute) and node.func.attr in found
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "rep"
                     and node.args and isinstance(node.args[0], ast.JoinedStr)):
-                parts = node.args[0].values
-                assert isinstance(parts[0], ast.FormattedValue) and isinstance(parts[-1], ast.Constant), ast.dump(node)
-                found[node.func.attr].add("NAME" + parts[-1].value)
+                kind, name = node.func.attr, node.args[0]
+            elif (isinstance(node.func, ast.Name) and node.func.id == "_table" and len(node.args) > 1
+                  and isinstance(node.args[0], ast.Name) and node.args[0].id == "rep"
+                  and isinstance(node.args[1], ast.JoinedStr)):   # _table(rep, f"{key}_x", ...): a captioned table
+                kind, name = "table", node.args[1]
+            else:
+                continue
+            parts = name.values
+            assert isinstance(parts[0], ast.FormattedValue) and isinstance(parts[-1], ast.Constant), ast.dump(node)
+            found[kind].add("NAME" + parts[-1].value)
         out[f"analysis:{key.value}"] = found
     return out
 
