@@ -10,20 +10,11 @@ import difflib
 import re
 import sys
 
-from .core.errors import InputError
+from .core.errors import OPTIONS, InputError, interface, render
 
-#: The library's keyword -> the CLI's flag, for fix hints printed on the command line.
-KEYWORD_FLAGS = {
-    "on": "--on", "item": "--on", "label": "--label", "scale": "--scale", "out_of_scale": "--out-of-scale",
-    "duplicates": "--duplicates", "refusal_flag": "--refusal-flag", "refusals": "--refusals",
-    "unjudged": "--unjudged", "cluster": "--cluster", "n_resamples": "--n-resamples", "seed": "--seed",
-    "rng": "--seed", "ci_method": "--ci-method",
-}
-_QUOTED = r"(?:'[^']*'|\"[^\"]*\")"
-_KEYWORD_RE = re.compile(
-    r"(?<![\w.\-])(?P<kw>" + "|".join(sorted(KEYWORD_FLAGS, key=len, reverse=True)) + r")="
-    r"(?:\((?P<tup>[^()]*)\)|(?P<q>" + _QUOTED + r")(?P<alts>(?:,\s*" + _QUOTED + r"|\s+or\s+" + _QUOTED + r")*)"
-    r"|(?P<bare>[\w.\-]+))?")
+#: The library's keyword -> the CLI's flag, for fix hints printed on the command line (from the one
+#: table of options, :data:`metaeval.core.errors.OPTIONS`).
+KEYWORD_FLAGS = {k: v[0] for k, v in OPTIONS.items() if v[0]}
 
 
 def cli_syntax(text: str) -> str:
@@ -54,18 +45,7 @@ def cli_syntax(text: str) -> str:
     >>> cli_syntax("rename the column or pass on=")
     'rename the column or pass --on'
     """
-    def repl(m):
-        flag = KEYWORD_FLAGS[m.group("kw")]
-        if m.group("tup") is not None:
-            value = ",".join(v.strip().strip("'\"") for v in m.group("tup").split(",") if v.strip())
-        elif m.group("q") is not None:
-            value = m.group("q")[1:-1] + re.sub(r"['\"]", "", m.group("alts") or "")
-        else:
-            value = m.group("bare") or ""
-        return f"{flag} {value}" if value else flag
-
-    out = _KEYWORD_RE.sub(repl, text)
-    return re.sub(r"(--[\w-]+ [^\s,]+(?:,[^\s,]+)*), (?=--)", r"\1 ", out)
+    return render(text, "cli")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -690,7 +670,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with interface("cli"):
+            return args.func(args)
     except InputError as exc:
         print(cli_syntax(f"metaeval: error: {exc}".replace("\n", " ")), file=sys.stderr)
         return 2
