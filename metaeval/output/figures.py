@@ -133,10 +133,7 @@ _MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*"]
 #: Display names of result names the registry of statistics does not declare (per-class metrics, rank
 #: correlations). Agreement statistics take their label from :mod:`metaeval.core.registry`
 #: (``registry.resolve(name).label``, weights included: "Cohen's κ (linear)").
-STATISTIC_LABELS = {
-    "precision": "precision", "recall": "recall", "f1": "F1",
-    "kendall_b": "Kendall τ", "kendall_tau": "Kendall τ", "spearman": "Spearman ρ", "tau_ap": "τ$_\\mathrm{AP}$",
-}
+STATISTIC_LABELS = {"precision": "precision", "recall": "recall", "f1": "F1"}
 
 #: Display names of tie rules (OpenING, Zhou et al. 2024); unknown codes are shown as given.
 TIE_RULE_LABELS = {
@@ -431,13 +428,16 @@ def _log_axis(axis):
 
 
 def _label(stat: str) -> str:
-    """The reader-facing label of a statistic: the registry's, else :data:`STATISTIC_LABELS`, else the name."""
+    """The reader-facing label of a statistic or method: the registry's (:func:`metaeval.core.registry.display_label`;
+    its math form, e.g. ``$\\tau_b$``, drawn by mathtext), else :data:`STATISTIC_LABELS`, else the name."""
     from ..core import registry
 
-    try:
-        return registry.resolve(str(stat)).label
-    except (ValueError, TypeError):
-        return STATISTIC_LABELS[stat] if stat in STATISTIC_LABELS else _t(stat)
+    lab = registry.display_label(str(stat))
+    if lab.latex is not None and "$" in lab.latex:
+        return lab.latex
+    if lab.text != str(stat):
+        return _t(lab.text)
+    return STATISTIC_LABELS[stat] if stat in STATISTIC_LABELS else _t(stat)
 
 
 def _t(text) -> str:
