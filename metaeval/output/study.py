@@ -1095,11 +1095,8 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     >>> list(rep.notes.columns)
     ['analysis', 'category', 'message', 'times']
     """
-    import matplotlib
-
     from .folder import check_out, output_folder
 
-    matplotlib.use("Agg")
     check_out(out)                               # an --out that cannot be written: say so before any analysis
     if not isinstance(study, dict):
         study = load_study(study)
