@@ -654,29 +654,26 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
                          n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
 
 
-def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, items, matrix_statistic, errors,
-                  ci_method, n_resamples, confidence_level, rng) -> PanelResult:
-    """judge_panel's computations on the aligned labels (the coverage simulation calls it directly)."""
-    name, f, bound = _bound_statistic(statistic, weights, component, panel.scale)
-    J, K2 = len(panel.names), panel.k ** 2
-    res = bootstrap(_per_set(f, J, K2), panel.units(), n_resamples=n_resamples, ci_method=ci_method,
-                    confidence_level=confidence_level, rng=rng)
-    n_items = (panel.codes >= 0).sum(axis=0)
-    ests = res.estimates([name] * J, n=[int(v) for v in n_items])
+def _panel_outputs(res, names, name, n_items, confidence_level, design, extra=None) -> PanelResult:
+    """The panel's outputs from one shared bootstrap giving a (B × J) replicate matrix, one column per judge.
+
+    Each judge's estimate (``res.estimates``), the differences to the best (max-T intervals, Holm
+    p-values), the confidence set for the best and the rank intervals; ``design`` is completed and
+    attached. Shared by the table-statistic panel and the system-ranking panel (``runs=``).
+    """
+    J = len(names)
+    ests = res.estimates([name] * J, n=list(n_items), extra=extra)
     theta = res.theta_hat
     for j in np.flatnonzero(np.isnan(theta)):
-        warnings.warn(f"{name} is undefined (NaN) for judge {panel.names[j]!r}: it is ranked last and left out of "
-                      "the comparisons", UndefinedStatisticWarning, stacklevel=3)
+        warnings.warn(f"{name} is undefined (NaN) for judge {names[j]!r}: it is ranked last and left out of "
+                      "the comparisons", UndefinedStatisticWarning, stacklevel=4)
     best = int(np.nanargmax(theta)) if np.isfinite(theta).any() else 0
     fac = float(res.extra.get("cluster_correction", 1.0))
     out = PanelResult(name="judge_panel")
-    out.best = panel.names[best]
+    out.best = names[best]
     J_nan = np.full(J, np.nan)
     rank = _ranks(theta)
-    design = {"statistic": name, "items": items, "n_items": int(len(panel.ref)),
-              "items_dropped": panel.dropped, "cluster": cluster, "n_clusters": None if cluster is None else
-              int(len(np.unique(panel.cluster.astype(str)))), "confidence_level": confidence_level,
-              "n_resamples": res.n_resamples, "seed": res.seed, "cluster_correction": fac, "errors": errors}
+    design["cluster_correction"] = fac
     if res.replicates is not None:
         reps = res.replicates
         d_hat, d_lo, d_hi, p_raw, p_holm, crit_t, d_se = _max_t(theta, reps, best, confidence_level, fac)
@@ -686,9 +683,9 @@ def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, item
         r_lo = np.quantile(rk, lo_q, axis=0, method="inverted_cdf").astype(int)
         r_hi = np.quantile(rk, hi_q, axis=0, method="inverted_cdf").astype(int)
         dist = np.stack([(rk == r).mean(axis=0) for r in range(1, J + 1)], axis=1)
-        out.rank_distribution = pd.DataFrame(dist, index=pd.Index(panel.names, name="judge"),
+        out.rank_distribution = pd.DataFrame(dist, index=pd.Index(names, name="judge"),
                                              columns=pd.Index(range(1, J + 1), name="rank"))
-        out.replicates = pd.DataFrame(reps, columns=panel.names)
+        out.replicates = pd.DataFrame(reps, columns=names)
         design.update(critical_value_max_t=crit_t, critical_value_set=crit_s,
                       set_steps=[{"judges": a, "critical_value": c} for a, c in steps])
     else:
@@ -696,9 +693,9 @@ def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, item
         d_lo = d_hi = p_raw = p_holm = d_se = J_nan
         tied = np.zeros(J, dtype=bool)
         r_lo = r_hi = np.full(J, -1)
-    out.tied = [n for n, t in zip(panel.names, tied) if t]
+    out.tied = [n for n, t in zip(names, tied) if t]
     for j, e in enumerate(ests):
-        out.append_with(e, judge=panel.names[j], rank=int(rank[j]),
+        out.append_with(e, judge=names[j], rank=int(rank[j]),
                         rank_low=None if r_lo[j] < 0 else int(r_lo[j]),
                         rank_high=None if r_hi[j] < 0 else int(r_hi[j]),
                         tied_with_best=bool(tied[j]) if res.replicates is not None else None,
@@ -713,7 +710,24 @@ def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, item
             n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
             replicates=res.replicates[:, j] - res.replicates[:, best],
             extra={"pvalue_unadjusted": float(p_raw[j]), "adjustment": "holm", "critical_value": design.get(
-                "critical_value_max_t")}), judge=panel.names[j], best=out.best)
+                "critical_value_max_t")}), judge=names[j], best=out.best)
+    out.design = design
+    return out
+
+
+def _panel_result(panel: _Panel, *, statistic, weights, component, cluster, items, matrix_statistic, errors,
+                  ci_method, n_resamples, confidence_level, rng) -> PanelResult:
+    """judge_panel's computations on the aligned labels (the coverage simulation calls it directly)."""
+    name, f, bound = _bound_statistic(statistic, weights, component, panel.scale)
+    J, K2 = len(panel.names), panel.k ** 2
+    res = bootstrap(_per_set(f, J, K2), panel.units(), n_resamples=n_resamples, ci_method=ci_method,
+                    confidence_level=confidence_level, rng=rng)
+    n_items = (panel.codes >= 0).sum(axis=0)
+    design = {"statistic": name, "items": items, "n_items": int(len(panel.ref)),
+              "items_dropped": panel.dropped, "cluster": cluster, "n_clusters": None if cluster is None else
+              int(len(np.unique(panel.cluster.astype(str)))), "confidence_level": confidence_level,
+              "n_resamples": res.n_resamples, "seed": res.seed, "errors": errors}
+    out = _panel_outputs(res, panel.names, name, [int(v) for v in n_items], confidence_level, design)
     mname = matrix_statistic
     if mname is None:
         mname = name if (bound.statistic.symmetric and bound.statistic.components is None) else "cohen_kappa"
