@@ -482,17 +482,26 @@ def score_matrices(reference: ScoresLike, candidate: ScoresLike, *, measure: str
     return R, C, info
 
 
-def _topic_units(R: pd.DataFrame, C: pd.DataFrame) -> Units:
-    r, c = R.to_numpy(dtype=float), C.to_numpy(dtype=float)
-    in_r = ~np.isnan(r).all(axis=0)
-    in_c = ~np.isnan(c).all(axis=0)
-    X = np.hstack([np.nan_to_num(r).T, np.nan_to_num(c).T, in_r[:, None], in_c[:, None]])
+def _topic_units(*matrices: pd.DataFrame) -> Units:
+    """Topics as clusters: topic t contributes ``[M_1[:, t], …, M_k[:, t], in_1, …, in_k]``.
+
+    The per-system score sums of every matrix (same systems and topics), then one count per matrix
+    of the topics it has (a topic without any score on a side adds 0 to its sums and its count).
+    """
+    arrs = [m.to_numpy(dtype=float) for m in matrices]
+    present = [~np.isnan(a).all(axis=0) for a in arrs]
+    X = np.hstack([np.nan_to_num(a).T for a in arrs] + [p[:, None] for p in present])
     return Units(X, np.ones(X.shape[0], dtype=np.int64), kind="clusters")
 
 
-def _means(S, n):
+def _means_k(S, n, k):
+    """The k (b, n) arrays of system means of replicate sums ``S`` laid out as :func:`_topic_units`."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return S[:, :n] / S[:, [2 * n]], S[:, n:2 * n] / S[:, [2 * n + 1]]
+        return [S[:, i * n:(i + 1) * n] / S[:, [k * n + i]] for i in range(k)]
+
+
+def _means(S, n):
+    return tuple(_means_k(S, n, 2))
 
 
 #: Each method's range and the scale its debiased interval is built on (core.resample.TRANSFORMS):
@@ -540,6 +549,42 @@ class RankCorrelation(ResultSet):
     >>> type(res).__name__, res.means.shape
     ('RankCorrelation', (3, 2))
     """
+
+
+def _topic_bootstrap(kern, units: Units, methods: Sequence[str], n: int, *, ci_method, n_resamples,
+                     confidence_level, rng, n_outer, n_inner, labels: Sequence[str] | None = None):
+    """The topic bootstrap of :func:`rank_correlation` for a kernel giving one column per entry of ``methods``.
+
+    ``methods`` names the coefficient of each column (its range and debiasing scale from
+    :data:`RANK_SCALES`); a column may repeat a method (one per judge in
+    :func:`metaeval.judge_panel`). The draw depends on the seed, the number of topics and of
+    systems ``n`` only, so two calls with the same seed draw the same topics. Warns when an
+    interval end was clipped (``labels`` name the columns in the warning).
+    """
+    chunk = max(1, int(4_000_000 // max(n * n, 1)))
+    bounds = (np.array([RANK_SCALES[m][0][0] for m in methods]), np.array([RANK_SCALES[m][0][1] for m in methods]))
+    if ci_method in ("debiased", "debiased_z"):
+        # "debiased_z": on each method's declared scale (RANK_SCALES: Fisher's z or the logit)
+        res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
+                                 confidence_level=confidence_level, rng=rng, chunk=chunk, bounds=bounds,
+                                 transform=[RANK_SCALES[m][1] if ci_method == "debiased_z" else None
+                                            for m in methods],
+                                 transform_eps=np.array([_transform_eps(m, n) for m in methods]))
+        res.method = ci_method
+    else:
+        res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, bounds=bounds,
+                        confidence_level=confidence_level, rng=rng, chunk=chunk)
+    labels = list(methods) if labels is None else list(labels)
+    ends = [np.broadcast_to(np.atleast_1d(res.extra.get(k, False)), (len(methods),)) for k in ("clipped_low", "clipped_high")]
+    clipped = [m for m, lo, hi in zip(labels, *ends) if lo or hi]
+    if clipped:
+        warnings.warn(f"the {ci_method} interval of {', '.join(clipped)} reached past the coefficient's range and "
+                      "was clipped at the bound: that end is the bound, not an estimate (the population value "
+                      "may be close to it). ci_method='debiased_z' stays inside the range, but covered less "
+                      "near the bound in metaeval's simulation (docs: statistics/rankings)",
+                      MetaevalWarning, stacklevel=3)
+    res.unit = "topics"  # the clusters of a test collection
+    return res
 
 
 #: Interval methods of :func:`rank_correlation` (None: the point estimate only).
@@ -670,28 +715,8 @@ def rank_correlation(reference: ScoresLike, candidate: ScoresLike, *, measure: s
         x, y = _means(np.asarray(S, dtype=float), n)
         return _all_methods(x, y, methods, p, k)
 
-    chunk = max(1, int(4_000_000 // max(n * n, 1)))
-    bounds = (np.array([RANK_SCALES[m][0][0] for m in methods]), np.array([RANK_SCALES[m][0][1] for m in methods]))
-    if ci_method in ("debiased", "debiased_z"):
-        # "debiased_z": on each method's declared scale (RANK_SCALES: Fisher's z or the logit)
-        res = debiased_bootstrap(kern, units, n_resamples=n_resamples, n_outer=n_outer, n_inner=n_inner,
-                                 confidence_level=confidence_level, rng=rng, chunk=chunk, bounds=bounds,
-                                 transform=[RANK_SCALES[m][1] if ci_method == "debiased_z" else None
-                                            for m in methods],
-                                 transform_eps=np.array([_transform_eps(m, n) for m in methods]))
-        res.method = ci_method
-    else:
-        res = bootstrap(kern, units, n_resamples=n_resamples, ci_method=ci_method, bounds=bounds,
-                        confidence_level=confidence_level, rng=rng, chunk=chunk)
-    ends = [np.broadcast_to(np.atleast_1d(res.extra.get(k, False)), (len(methods),)) for k in ("clipped_low", "clipped_high")]
-    clipped = [m for m, lo, hi in zip(methods, *ends) if lo or hi]
-    if clipped:
-        warnings.warn(f"the {ci_method} interval of {', '.join(clipped)} reached past the coefficient's range and "
-                      "was clipped at the bound: that end is the bound, not an estimate (the population value "
-                      "may be close to it). ci_method='debiased_z' stays inside the range, but covered less "
-                      "near the bound in metaeval's simulation (docs: statistics/rankings)",
-                      MetaevalWarning, stacklevel=2)
-    res.unit = "topics"  # the clusters of a test collection
+    res = _topic_bootstrap(kern, units, methods, n, ci_method=ci_method, n_resamples=n_resamples,
+                           confidence_level=confidence_level, rng=rng, n_outer=n_outer, n_inner=n_inner)
     out = RankCorrelation(name="rank_correlation")
     for m, est in zip(methods, res.estimates(methods, n=n)):
         out.append_with(est, method=m)
