@@ -1302,11 +1302,13 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
     ``a = Σ d_g³ / (6 (Σ d_g²)^1.5)``. For random groups both versions estimate the same
     κ₃ / (6 σ³ √N) (the third cumulant of a group sum is the sum of the units'), so only the
     Monte-Carlo noise of G groups is added (SE ≈ √6 / (6 G)). Coverage of 95% intervals of the
-    mean of lognormal(0, 1.5) data on the same replicates (tests/test_arena_scale.py, marked slow;
-    R = 200 data sets of N = 1,000 clusters, B = 500, G = 200 groups of 5; MC SE about 0.02):
-    BCa with the leave-one-out jackknife 0.900, grouped 0.895, percentile 0.900; the two
-    accelerations differ by 0.0038 on average. A one-off larger run (R = 400, N = 2,000,
-    B = 1,000): 0.925, 0.925, 0.925; mean difference 0.0036. The grouped jackknife thus costs
+    mean of lognormal(0, 1.5) data on the same replicates (the simulation of
+    tests/test_arena_scale.py, marked slow; N = 1,000 clusters, B = 500, G = 200 groups of 5; mean
+    over 10 seeds of 20 data sets ± the SE across seeds, benchmarks/coverage_seeds.py
+    ``--only gjack``): BCa with the leave-one-out jackknife 0.905 ± 0.014, grouped 0.910 ± 0.015,
+    percentile 0.905 ± 0.012; the two accelerations differed by 0.0038 on average (one run of 200
+    data sets). A one-off larger run (one run of R = 400, N = 2,000, B = 1,000; Monte Carlo error
+    ±0.013 each): 0.925, 0.925, 0.925; mean difference 0.0036. The grouped jackknife thus costs
     nothing measurable in coverage, while it turns U evaluations (one refit each for Bradley–Terry)
     into G.
 
