@@ -46,10 +46,11 @@ at random (n < T). ``topics``: one value per topic (its mean label, as a run's p
 target the superpopulation mean 2/4.5; ``topics_fpc``: the same with ``population_size=T``, target
 the mean over the T topics at hand (the TREC question); ``items_clustered``: item-level labels
 with ``cluster=``, target the superpopulation mean. Nominal 95%, two-sided; cells are coverage
-(mean width) pooled over T; 1,800 data sets per cell for normal, t and jackknife (1,200 at n = 50,
-where T = 40 is left out; Monte Carlo SE ≈ 0.005), 600 (400) with B = 499 for bootstrap-t
-(SE ≈ 0.009). Reproduce with ``coverage_simulation(reps=600, choices=CHOICES[:3], seed=20261201)``
-and ``coverage_simulation(reps=200, n_resamples=499, choices=CHOICES[3:], seed=20261202)`` (the
+(mean width) pooled over T; one run of 1,800 data sets per cell for normal, t and jackknife
+(1,200 at n = 50, where T = 40 is left out; Monte Carlo error ±0.005, the binomial SE of one run),
+600 (400) with B = 499 for bootstrap-t (±0.009). This table was not rerun over seeds (it costs
+about an hour of CPU; ``benchmarks/coverage_seeds.py --only ppi`` does it). Reproduce with
+``coverage_simulation(reps=600, choices=CHOICES[:3], seed=20261201)`` and ``coverage_simulation(reps=200, n_resamples=499, choices=CHOICES[3:], seed=20261202)`` (the
 bootstrap-t rows of ``topics_fpc`` from the same call with ``analyses=("topics_fpc",)``)::
 
     analysis        method     choice       n = 10        n = 15        n = 25        n = 50
@@ -105,8 +106,9 @@ bootstrap-t rows of ``topics_fpc`` from the same call with ``analyses=("topics_f
 
 Chosen defaults: ``quantile="t"`` with the jackknife whenever λ is tuned on the data
 (:data:`DEFAULT_QUANTILE`; :data:`DEFAULT_CI_METHOD` ``"auto"``: the analytic t interval for a fixed
-λ, which the jackknife equals then). For PPI++ it covers 0.948–0.965 in every analysis and at every n,
-where the t interval covers 0.929–0.942 at n = 10–15 and ppi_py's normal interval 0.884–0.913;
+λ, which the jackknife equals then). For PPI++ it covers 0.948–0.965 in every analysis and at every n
+(one run; each cell ±0.005), where the t interval covers 0.929–0.942 at n = 10–15 and ppi_py's
+normal interval 0.884–0.913;
 its price is width: +11–15% over the t interval at n = 10, 0–3% at n = 50, and it stays 25–34%
 narrower than the human-only t interval at n = 10–15. The bootstrap-t covers about as well
 (0.935–0.973) but is wider at n = 10, noisier from cell to cell and tens of times slower. For
@@ -146,7 +148,8 @@ CI_METHODS = ("auto", "jackknife", "analytic", "bootstrap-t")
 DEFAULT_QUANTILE = "t"
 #: Default interval method: ``"auto"`` = the jackknife variance with λ re-tuned on each leave-one-out
 #: sample when λ is estimated from the data (PPI++ without ``lam``: it covered 0.948–0.965 from 10
-#: labelled topics on, where the t interval covered 0.929–0.942 at 10–15), the analytic variance
+#: labelled topics on, where the t interval covered 0.929–0.942 at 10–15; one run of 1,800 data
+#: sets per cell, Monte Carlo error ±0.005), the analytic variance
 #: otherwise (for a fixed λ without clusters the jackknife equals it exactly).
 DEFAULT_CI_METHOD = "auto"
 _ALTERNATIVES = ("two-sided", "greater", "less")
