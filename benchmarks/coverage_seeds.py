@@ -375,6 +375,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=",".join(SIMS), help="comma-separated simulations (default: all)")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--seed-list", help="run only these seed indices (comma-separated, e.g. 0,1,2) and write their "
+                                        "raw rows to CSV_NAME_seeds_<list>.csv; --combine summarises such files")
+    ap.add_argument("--combine", nargs="*", help="summarise raw-row CSV files written with --seed-list")
     ap.add_argument("--scale", type=float, default=0.1,
                     help="data sets per seed as a fraction of the original run's (default 0.1)")
     ap.add_argument("--csv", help="also write each summary to CSV_NAME.csv (a path prefix)")
@@ -394,13 +397,20 @@ def main(argv=None):
     pd.set_option("display.max_rows", 1000)
     for name in a.only.split(","):
         t0 = time.time()
-        rows = []
-        for k in range(a.seeds):
-            for r in SIMS[name](k, a.scale):
-                r["seed"] = k
-                rows.append(r)
-            print(f"#   {name}: seed {k} done ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-        df = pd.DataFrame(rows)
+        if a.combine:
+            df = pd.concat([pd.read_csv(f) for f in a.combine], ignore_index=True)
+        else:
+            rows = []
+            ks = [int(k) for k in a.seed_list.split(",")] if a.seed_list else range(a.seeds)
+            for k in ks:
+                for r in SIMS[name](k, a.scale):
+                    r["seed"] = k
+                    rows.append(r)
+                print(f"#   {name}: seed {k} done ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+                if a.seed_list:      # raw rows so far, for --combine
+                    pd.DataFrame(rows).to_csv(f"{a.csv or ''}{name}_seeds_{a.seed_list.replace(',', '-')}.csv",
+                                              index=False)
+            df = pd.DataFrame(rows)
         s = summarise(df, CELLS[name])
         print(f"\n## {name}: {SIMS[name].__doc__.splitlines()[0]}")
         print(s.round(4).to_string())
