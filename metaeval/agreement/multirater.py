@@ -53,8 +53,10 @@ of items with ``cluster=``, through :func:`metaeval.core.resample.bootstrap`: ev
 function of additive per-item sufficient statistics (:func:`sufficient_statistics`).
 ``ci_method=None`` gives the point estimate only.
 
-Coverage of the analytic 95% interval (``tests/test_multirater.py::analytic_coverage_test``, run once
-with 2,000 simulated data sets per row; the truth is the coefficient on 400,000 simulated items; raters
+Coverage of the analytic 95% interval (``tests/test_multirater.py::analytic_coverage_test``, one run
+of 2,000 simulated data sets per row, so each cell carries a Monte Carlo error of ±0.005 at 0.95 and
+±0.007 at 0.90, the binomial SE of one run; not rerun over seeds, which
+``benchmarks/coverage_seeds.py --only multirater`` does; the truth is the coefficient on 400,000 simulated items; raters
 right with probability 0.7 (4 raters, 3 categories, prevalence 0.6/0.3/0.1, complete) or 0.6 (5 raters,
 4 categories, 20% of ratings missing), otherwise uniform; columns: percent agreement, AC1/AC2, Fleiss,
 Conger, Brennan–Prediger, Krippendorff):
@@ -73,7 +75,8 @@ design              n    t(n − 1)                                 normal
 
 The t quantile (the default, :data:`metaeval.agreement.analytic.DEFAULT_QUANTILE`, as irrCAC) is
 closer to 95% for every coefficient at 20 and 50 items; from 200 items the two agree. Weighted
-chance-corrected coefficients on 20 items still under-cover (0.90–0.93): bootstrap them, or rate more.
+chance-corrected coefficients on 20 items still under-cover (0.90–0.93, one run, ±0.006): bootstrap
+them, or rate more.
 
 Registry
 --------
