@@ -34,6 +34,12 @@ Run (niced: the machine is shared):
 
     PYTHONPATH=. nice -n 19 python benchmarks/coverage_seeds.py > benchmarks/results/coverage_seeds.txt
     PYTHONPATH=. nice -n 19 python benchmarks/coverage_seeds.py --only cluster --scale 0.05
+
+or one job per seed, in parallel, then one summary (what benchmarks/results/coverage_seeds.txt holds
+for cluster, multirater, prevalence, leaderboard and ppi):
+
+    PYTHONPATH=. nice -n 19 python benchmarks/coverage_seeds.py --only prevalence --seed-list 3 --csv out/
+    PYTHONPATH=. python benchmarks/coverage_seeds.py --only prevalence --combine out/prevalence_seeds_*.csv
 """
 
 from __future__ import annotations
