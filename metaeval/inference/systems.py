@@ -38,9 +38,10 @@ The design, and what it assumes
   labelled topics (mean over 10 seeds of 15 draws each, benchmarks/coverage_seeds.py ``--only
   systems``; Monte Carlo error, the SD across seeds / √10, 0.006–0.014) the coverage stayed at
   0.91–0.96 and the width ratio at 0.70–0.77, while the width itself fell from 0.34–0.36 (5 topics)
-  to 0.20–0.21 (10), 0.15 (15), 0.12 (20) and 0.07–0.08 (30): it shrinks about as √((1 − n/P)/n).
-  :func:`corrected_coverage` measures coverage and width for any n on a fully judged collection;
-  below :data:`MIN_LABELLED` topics a warning says it was not measured.
+  to 0.20–0.21 (10), 0.15 (15), 0.12 (20) and 0.07–0.08 (30): it
+  shrinks about as √((1 − n/P)/n). :func:`corrected_coverage` measures coverage and width for any
+  n on a fully judged collection; below :data:`MIN_LABELLED` topics a warning says it was not
+  measured.
 
 The honest interval at 15 topics (what the real-data experiment showed)
 -----------------------------------------------------------------------
