@@ -3,7 +3,8 @@
 Each simulation is the one that produced a published coverage figure (the test, benchmark or
 function named in its entry below); here it runs ``--seeds`` times (default 10) with the seed as
 the only change: seed k is the original seed + 1000·k (k = 0 reproduces the original run's first
-data sets), and per seed ``--scale`` × the original number of simulated data sets (default 0.1, so
+data sets; the original seeds of multirater, prevalence and leaderboard are not recorded, so there
+the base seed is new), and per seed ``--scale`` × the original number of simulated data sets (default 0.1, so
 that the ten seeds together simulate as many data sets as the original single run: the pooled
 precision is the original's). Printed per cell: the mean coverage over the seeds, ``mc_se`` = its
 Monte Carlo error as the SD across seeds / √seeds, ``binom_se`` = the binomial SE √(p(1 − p)/R) of
