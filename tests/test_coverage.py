@@ -150,6 +150,16 @@ def _mc_se(p, reps):
     return np.sqrt(p * (1 - p) / reps)
 
 
+#: Monte Carlo error of the recorded CLUSTER_COVERAGE (a mean over 10 seeds of 200 data sets,
+#: benchmarks/coverage_seeds.py: SD across seeds / sqrt(10) at most 0.006 from 5 clusters on, 0.008 at 3)
+RECORDED_SE = 0.008
+
+
+def _recorded_tolerance():
+    """3 SEs of the difference between this file's single run (R data sets) and the recorded mean."""
+    return 3 * np.hypot(_mc_se(0.95, R_CLUSTER), RECORDED_SE)
+
+
 # ---------------------------------------------------------------------------------------------
 
 def population_kappa_of_clustered_design_test():
@@ -210,8 +220,9 @@ def cluster_coverage_test(T):
     for m in ("bca", "percentile"):
         lo_ok = 0.91 if T == 10 else 0.95 - 3 * se - 0.005
         assert lo_ok <= cov[f"cluster_{m}_t"] <= 0.95 + 3 * se + 0.005, (m, cov[f"cluster_{m}_t"])
-    # the table the engine quotes (metaeval.core.resample.CLUSTER_COVERAGE) is this measurement
-    assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= 3 * se, (cov["cluster_bca_t"], CLUSTER_COVERAGE[T])
+    # the table the engine quotes (metaeval.core.resample.CLUSTER_COVERAGE, a 10-seed mean) agrees
+    assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= _recorded_tolerance(), (cov["cluster_bca_t"],
+                                                                                    CLUSTER_COVERAGE[T])
     assert cov["cluster_bca_t"] >= TRUSTED_COVERAGE - 2 * se
 
 
@@ -220,8 +231,7 @@ def few_cluster_coverage_test():
     """3, 5 and 7 topics (cluster bootstrap only, about 40 s): the numbers behind the engine's
     few-clusters warning. Measured (R = 2000, B = 2000, seeded), BCa as drawn / widened:
     T = 3: 0.684 / 0.907; T = 5: 0.809 / 0.920; T = 7: 0.872 / 0.935 (percentile widened 0.927,
-    0.930, 0.942)."""
-    se = _mc_se(0.95, R_CLUSTER)
+    0.930, 0.942); over 10 seeds see metaeval.core.resample.cluster_correction_factor."""
     covs = {T: cluster_coverage(T, with_iid=False) for T in FEW_CLUSTER_COUNTS}
     for T, cov in covs.items():
         print(f"\nclustered, T={T} topics x {CLUSTER_SIZE} items, R={R_CLUSTER}: cluster "
@@ -232,8 +242,8 @@ def few_cluster_coverage_test():
             assert cov[f"cluster_{m}"] < 0.90, (T, m, cov[f"cluster_{m}"])
             # the widening recovers most of it, but not all
             assert cov[f"cluster_{m}_t"] > cov[f"cluster_{m}"] + 0.05
-        # the engine quotes these numbers in its warning and docstring
-        assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= 3 * se, (T, cov["cluster_bca_t"])
+        # the engine quotes these numbers (as a 10-seed mean) in its warning and docstring
+        assert abs(cov["cluster_bca_t"] - CLUSTER_COVERAGE[T]) <= _recorded_tolerance(), (T, cov["cluster_bca_t"])
     # coverage as drawn rises with the number of topics
     assert covs[3]["cluster_bca"] < covs[5]["cluster_bca"] < covs[7]["cluster_bca"]
     # MIN_CLUSTERS is the smallest count from which widened BCa covers at least TRUSTED_COVERAGE

@@ -21,7 +21,8 @@ DL21  63    53      0.935 (±0.010)   0.938 ± 0.003       0.148 (0.74×)    0.9
 
 (the one-seed ± is the Monte Carlo standard error from the spread of the per-draw coverage.) The judge-only
 numbers reproduce the issue's 41% / 12% / 5%. With a λ per run (``lam_optim_mode="element"``) the
-coverage was 0.917 / 0.932 / 0.921 at the same widths (one seed); plain PPI (λ = 1) 0.937 / 0.940 /
+coverage was 0.917 / 0.932 / 0.921 at the same widths (one seed; over 10 seeds of 20 draws
+0.915 / 0.908 / 0.932 ± 0.013 / 0.018 / 0.010, benchmarks/coverage_seeds.py); plain PPI (λ = 1) 0.937 / 0.940 /
 0.939 ± 0.004 / 0.003 / 0.003 at 0.73× / 0.78× / 0.78× (ten seeds). The run files are only read here; nothing derived from them is written.
 """
 

@@ -71,11 +71,14 @@ DEFAULT_N_RESAMPLES = 2000
 DEFAULT_CI_METHOD = "bca"
 #: Fewest clusters from which a cluster-bootstrap interval is trusted: below it the engine warns.
 #: Chosen from the coverage simulation in :func:`cluster_correction_factor` (the smallest number of
-#: clusters from which widened 95% BCa intervals covered at least 0.925).
+#: clusters from which widened 95% BCa intervals covered at least 0.925 in its first, single-seed
+#: run, where 5 clusters gave 0.920; over 10 seeds 5 clusters give 0.937 ± 0.004, see there).
 MIN_CLUSTERS = 7
-#: Coverage of widened 95% BCa cluster-bootstrap intervals by number of clusters (topics), measured
-#: by tests/test_coverage.py (R = 2000 data sets, B = 2000; Monte-Carlo SE about 0.006).
-CLUSTER_COVERAGE = {3: 0.907, 5: 0.920, 7: 0.935, 10: 0.931, 20: 0.940, 35: 0.947, 60: 0.948}
+#: Coverage of widened 95% BCa cluster-bootstrap intervals by number of clusters (topics): the
+#: simulation of tests/test_coverage.py, mean over 10 seeds of 200 data sets (B = 2000;
+#: benchmarks/coverage_seeds.py ``--only cluster``); Monte Carlo error (SD across seeds / √10)
+#: 0.004–0.008.
+CLUSTER_COVERAGE = {3: 0.907, 5: 0.937, 7: 0.940, 10: 0.943, 20: 0.952, 35: 0.947, 60: 0.953}
 
 #: Above this many unit types, BCa's acceleration comes from a delete-a-group jackknife (below:
 #: one statistic evaluation per unit type, exactly as before). Chosen so that every table, cluster
@@ -712,25 +715,28 @@ def cluster_correction_factor(n_clusters: int, confidence_level: float = 0.95,
     -----
     Coverage of nominal 95% cluster-bootstrap intervals, measured by simulation
     (tests/test_coverage.py: T topics of 200 items, topic-varying prevalence ~ Beta(1, 4),
-    sensitivity ~ Beta(8, 2), specificity ~ Beta(18, 2); Cohen's kappa; R = 2000 data sets of
-    B = 2000 replicates, seeded; Monte-Carlo SE about 0.006):
+    sensitivity ~ Beta(8, 2), specificity ~ Beta(18, 2); Cohen's kappa; B = 2000 replicates; mean
+    over 10 seeds of 200 data sets ± the SD across seeds / √10, benchmarks/coverage_seeds.py
+    ``--only cluster``):
 
     ======== ============== ================ =========================
     clusters BCa, as drawn  BCa, widened     percentile, widened
     ======== ============== ================ =========================
-    3        0.684          0.907            0.927
-    5        0.809          0.920            0.930
-    7        0.872          0.935            0.942
-    10       0.892          0.931            0.937
-    20       0.923          0.940            0.942
-    35       0.933          0.947            0.948
-    60       0.937          0.948            0.944
+    3        0.697 ± 0.011  0.907 ± 0.008    0.937 ± 0.005
+    5        0.827 ± 0.009  0.937 ± 0.004    0.945 ± 0.004
+    7        0.877 ± 0.006  0.940 ± 0.006    0.943 ± 0.006
+    10       0.895 ± 0.004  0.943 ± 0.006    0.947 ± 0.006
+    20       0.930 ± 0.004  0.952 ± 0.004    0.951 ± 0.004
+    35       0.934 ± 0.003  0.947 ± 0.004    0.945 ± 0.003
+    60       0.946 ± 0.005  0.953 ± 0.004    0.955 ± 0.005
     ======== ============== ================ =========================
 
     Without the widening the intervals under-cover badly below about 20 clusters; with it they
-    come within about 1.5 points of nominal from 7 clusters on, while at 3 and 5 clusters they
-    still miss 9.3% and 8.0% of the time (and at 3 clusters the factor is 2.7: the interval is
-    mostly width). So :data:`MIN_CLUSTERS` is 7: a cluster bootstrap over fewer clusters emits a
+    come within about 1.5 points of nominal from 5 clusters on, while at 3 clusters they still
+    miss 9.3% of the time (and the factor is 2.7 there: the interval is mostly width).
+    :data:`MIN_CLUSTERS` is 7, set from a first single-seed run (R = 2000) in which 5 clusters
+    covered 0.920; the 10-seed mean at 5 clusters (0.937 ± 0.004) would allow 5. A cluster
+    bootstrap over fewer than :data:`MIN_CLUSTERS` clusters emits a
     :class:`~metaeval.core.errors.SmallSampleWarning` that says so.
 
     References
@@ -1302,11 +1308,13 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: Units, *,
     ``a = Σ d_g³ / (6 (Σ d_g²)^1.5)``. For random groups both versions estimate the same
     κ₃ / (6 σ³ √N) (the third cumulant of a group sum is the sum of the units'), so only the
     Monte-Carlo noise of G groups is added (SE ≈ √6 / (6 G)). Coverage of 95% intervals of the
-    mean of lognormal(0, 1.5) data on the same replicates (tests/test_arena_scale.py, marked slow;
-    R = 200 data sets of N = 1,000 clusters, B = 500, G = 200 groups of 5; MC SE about 0.02):
-    BCa with the leave-one-out jackknife 0.900, grouped 0.895, percentile 0.900; the two
-    accelerations differ by 0.0038 on average. A one-off larger run (R = 400, N = 2,000,
-    B = 1,000): 0.925, 0.925, 0.925; mean difference 0.0036. The grouped jackknife thus costs
+    mean of lognormal(0, 1.5) data on the same replicates (the simulation of
+    tests/test_arena_scale.py, marked slow; N = 1,000 clusters, B = 500, G = 200 groups of 5; mean
+    over 10 seeds of 20 data sets ± the SE across seeds, benchmarks/coverage_seeds.py
+    ``--only gjack``): BCa with the leave-one-out jackknife 0.905 ± 0.014, grouped 0.910 ± 0.015,
+    percentile 0.905 ± 0.012; the two accelerations differed by 0.0038 on average (one run of 200
+    data sets). A one-off larger run (one run of R = 400, N = 2,000, B = 1,000; Monte Carlo error
+    ±0.013 each): 0.925, 0.925, 0.925; mean difference 0.0036. The grouped jackknife thus costs
     nothing measurable in coverage, while it turns U evaluations (one refit each for Bradley–Terry)
     into G.
 

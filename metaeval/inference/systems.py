@@ -34,9 +34,11 @@ The design, and what it assumes
 * **How many.** On TREC DL 2019–2021 (37–63 runs, 43–54 topics, UMBRELA GPT-4o), 15 human topics
   give intervals 0.72–0.76 times as wide as the human-only ones (0.15 against 0.20–0.21), with
   coverage 0.931 / 0.934 / 0.938 (± 0.005 / 0.004 / 0.003: mean over 10 seeds of 200 draws,
-  benchmarks/coverage_seeds_dl.py; one seed each in tests/test_inference_realdata.py). From 5 to 30 labelled topics (150 draws
-  each) the coverage stayed at 92–96% and the width ratio at 0.71–0.78, while the width itself
-  fell from 0.36–0.38 (5 topics) to 0.20–0.21 (10), 0.15–0.16 (15), 0.12 (20) and 0.07–0.08 (30): it
+  benchmarks/coverage_seeds_dl.py; one seed each in tests/test_inference_realdata.py). From 5 to 30
+  labelled topics (mean over 10 seeds of 15 draws each, benchmarks/coverage_seeds.py ``--only
+  systems``; Monte Carlo error, the SD across seeds / √10, 0.006–0.014) the coverage stayed at
+  0.91–0.96 and the width ratio at 0.70–0.77, while the width itself fell from 0.34–0.36 (5 topics)
+  to 0.20–0.21 (10), 0.15 (15), 0.12 (20) and 0.07–0.08 (30): it
   shrinks about as √((1 − n/P)/n). :func:`corrected_coverage` measures coverage and width for any
   n on a fully judged collection; below :data:`MIN_LABELLED` topics a warning says it was not
   measured, and below :data:`RECOMMENDED_LABELLED` a warning names the coverage measured at 10
@@ -47,7 +49,8 @@ The design, and what it assumes
 The honest interval at 15 topics (what the real-data experiment showed)
 -----------------------------------------------------------------------
 The issue's starting point: PPI++ with a normal quantile covered 86–88% of the runs, 89–91% with a
-t(n − 1) quantile (15 of 43–54 topics labelled, 200 draws a year). Three things decide it
+t(n − 1) quantile (15 of 43–54 topics labelled, one run of 200 draws a year, Monte Carlo error about
+±0.01, with the superseded variance of point 1). Three things decide it
 (coverage for DL19 / DL20 / DL21, 200 seeded draws a year, as in the real-data test):
 
 1. *The finite-population variance.* With the judge on every topic, the error of θ̂ is
@@ -58,7 +61,8 @@ t(n − 1) quantile (15 of 43–54 topics labelled, 200 draws a year). Three thi
    :func:`~metaeval.inference.ppi.ppi_mean_variance` has the right variance.
 2. *The t(n − 1) quantile* (with variances of divisor n − 1): 2–3 points over the normal quantile.
 3. *One λ for all systems.* λ tuned per system on 15 topics chases noise (its residual variance is
-   optimistic): 0.917 / 0.932 / 0.921 (``lam_optim_mode="element"``). One λ that minimizes the
+   optimistic): 0.915 / 0.908 / 0.932 (± 0.013 / 0.018 / 0.010, 10 seeds of 20 draws a year,
+   benchmarks/coverage_seeds.py; ``lam_optim_mode="element"``). One λ that minimizes the
    *sum* of the systems' variances (ppi_py's ``lam_optim_mode="overall"`` for a vector of means)
    is as narrow and more stable: 0.931 / 0.934 / 0.938 (± 0.005 / 0.004 / 0.003, 10 seeds of 200
    draws a year) at 0.72 / 0.76 / 0.74 × the human-only width — about the coverage of the
@@ -67,7 +71,8 @@ t(n − 1) quantile (15 of 43–54 topics labelled, 200 draws a year). Three thi
 
 Plain PPI (λ = 1) covers 0.937 / 0.940 / 0.939 (± 0.004 / 0.003 / 0.003, 10 seeds) at
 0.73 / 0.78 / 0.78 ×. In exploratory runs (λ per
-system), a delete-one-topic jackknife covered 94–95% but at 0.83 × the human-only width, and a
+system; one run of 200 draws a year each, Monte Carlo error about ±0.01, not rerun: their code was
+not kept), a delete-one-topic jackknife covered 94–95% but at 0.83 × the human-only width, and a
 percentile bootstrap under-covered (88–91%). The correction fixes each run's *level* (mean absolute
 error against the all-topic human means a half to a third of the judge's); it does not beat the judge's own
 *ordering* when, as with UMBRELA, the judge's bias is shared by the runs (Kendall's tau with the
@@ -104,7 +109,7 @@ LAM_OPTIM_MODES = ("overall", "element")
 #: Rank correlations of the corrected ranking (reference) with the judge-only ranking.
 RANK_METHODS = ("kendall_b", "tau_ap", "rbo")
 #: Fewer labelled topics than this warn: below it the coverage was not measured (on TREC DL 2019–2021
-#: it held at 92–95% from 5 to 30 labelled topics).
+#: it held at 0.91–0.96, means over 10 seeds ± 0.006–0.014, from 5 to 30 labelled topics).
 MIN_LABELLED = 5
 #: Fewer labelled topics than this warn too, naming the coverage measured at 10 (:data:`LABELLED_COVERAGE`):
 #: the design was validated at 15 (tests/test_inference_realdata.py).
