@@ -291,7 +291,7 @@ def engine_results_become_paired_test(dl, monkeypatch):
         return AlignmentCounts(report=p.report, on=p.on, by=kw["by"], cells=_cells(p.data, kw["by"]),
                                scale=p.scale, names=p.names, rows=p.data if kw["rows"] else None)
 
-    monkeypatch.setattr(engines, "choose_engine", lambda r, c, e: "duckdb" if e == "auto" else e, raising=False)
+    monkeypatch.setattr(engines, "choose_engine", lambda r, c, e, **kw: "duckdb" if e == "auto" else e, raising=False)
     monkeypatch.setattr(engines, "run_alignment", fake_run, raising=False)
     d = me.datasets.load("trec_dl_like")
     got = me.align(d.qrels_human, d.qrels_judge, scale=S4)

@@ -119,6 +119,19 @@ def dl21_binary(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return table, judge.rename(columns={"rel": "judge"})[["query_id", "doc_id", "judge"]]
 
 
+def llmjudge_long(data: Path) -> pd.DataFrame:
+    """LLMJudge: ``query_id, doc_id, rater, label``: the human qrels (rater ``human``) and each of the 33
+    judges' files (rater = the file's stem), labels clipped into 0-3 as the challenge paper did."""
+    def qrels(p, rater):
+        q = pd.read_csv(p, sep=r"\s+", header=None, names=["query_id", "q0", "doc_id", "label"],
+                        dtype={"query_id": str, "doc_id": str})
+        return q.assign(rater=rater, label=q["label"].clip(0, 3))[["query_id", "doc_id", "rater", "label"]]
+    base = data / "llmjudge"
+    parts = [qrels(base / "human_qrels" / "llmjudge_test_qrel_idx.txt", "human")]
+    parts += [qrels(f, f.stem) for f in sorted((base / "llm_judgments").glob("*.txt"))]
+    return pd.concat(parts, ignore_index=True)
+
+
 def derive(name: str, data: Path, target: Path) -> Path:
     """Write the derived table ``name`` (``derived/NAME``) from ``data`` to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -128,6 +141,8 @@ def derive(name: str, data: Path, target: Path) -> Path:
         df = pandalm_battles(data)
     elif name == "pandalm_scores.csv":
         df = pandalm_scores(data)
+    elif name == "llmjudge_long.csv":
+        df = llmjudge_long(data)
     elif name == "llmbar_battles.csv":
         df = llmbar_battles(data)
     elif name in ("dl21_binary_validation.csv", "dl21_binary_judge.csv"):
