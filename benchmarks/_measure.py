@@ -312,6 +312,13 @@ def machine_header(packages=("metaeval", "numpy", "pandas", "pyarrow", "duckdb",
     vm = psutil.virtual_memory()
     vers = []
     for p in packages:
+        if p == "metaeval":   # the code measured (an editable install's metadata keeps the version it was installed at)
+            import re
+
+            init = (HERE.parent / "metaeval" / "__init__.py").read_text(encoding="utf-8")
+            version = re.search(r'__version__ = "([^"]+)"', init).group(1)
+            vers.append(f"metaeval {version}")
+            continue
         try:
             vers.append(f"{p} {metadata.version(p)}")
         except metadata.PackageNotFoundError:
