@@ -182,10 +182,6 @@ def _cmd_agree(args) -> int:
                              expected=f"one of the key columns {', '.join(on)} or a column of either file",
                              fix=f"--cluster {on[0]}") from None
         raise _suggest_columns(exc, args.on, args.label) from None
-    if len(paired) == 0:
-        raise InputError("no key occurs on both sides, so there are no pairs to compare",
-                         source=f"{args.reference} / {args.candidate}",
-                         fix=f"check the key columns (--on {args.on}) and that both files judge the same items")
     if args.binarize is not None:
         paired = paired.binarize(args.binarize)
     columns = paired.by if isinstance(paired, PairedTables) else tuple(paired.data.columns)

@@ -192,7 +192,9 @@ def agree_with_no_common_keys_or_unknown_cluster_test(tmp_path, capsys):
     b = _write(tmp_path / "b.txt", "2 0 d9 2\n")
     assert main(["agree", a, b]) == 2
     err = capsys.readouterr().err
-    assert "no pairs" in err and "--on query_id,doc_id" in err and err.count("\n") == 1
+    # the shared message of Paired._require_pairs, written for the CLI: both sides' keys and the flag
+    assert "no pair was matched" in err and "('1', 'd1')" in err and "('2', 'd9')" in err
+    assert "check --on (the key columns: query_id, doc_id)" in err and err.count("\n") == 1
     assert main(["agree", a, a, "--cluster", "topic"]) == 2
     err = capsys.readouterr().err
     assert "no column 'topic'" in err and "Fix: --cluster query_id" in err

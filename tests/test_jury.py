@@ -361,3 +361,17 @@ def select_jury_winners_curse_test():
         est.append(c["estimate"].iloc[0])
     assert np.mean(app) - 0.4 > 0.02
     assert abs(np.mean(est) - 0.4) < 0.02
+
+
+def select_jury_scorer_takes_the_registry_default_level_test():
+    """select_jury's "krippendorff_alpha" is the level agreement_report and judge_panel use (registry.default_weights:
+    the scale's kind — ordinal for numeric labels, nominal for text)."""
+    from metaeval.core import registry
+    from metaeval.core.scale import Scale
+    from metaeval.panels.jury import _Scorer
+
+    levels = np.array([0.0, 1.0, 2.0, 3.0])
+    expected = registry.resolve("krippendorff_alpha", scale=Scale.infer(levels, levels)).name
+    assert expected == "krippendorff_alpha_ordinal"
+    assert _Scorer("krippendorff_alpha", 4, levels).name == expected
+    assert _Scorer("krippendorff_alpha", 2, None).name == "krippendorff_alpha_nominal"

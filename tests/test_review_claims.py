@@ -166,11 +166,20 @@ def correlation_pvalue_matches_scipy_test(method):
     x = rng.normal(size=60)
     y = 0.4 * x + rng.normal(size=60)
     f = {"pearson": stats.pearsonr, "spearman": stats.spearmanr,
-         "kendall": lambda a, b: stats.kendalltau(a, b, method="asymptotic")}[method]
+         "kendall": lambda a, b: stats.kendalltau(a, b, method="exact")}[method]   # the exact null, as rank_correlation
     res = f(x, y)
     r = one(kind="correlation", method=method, value=float(res.statistic), n=60, p=f"{res.pvalue:.2g}")
     assert r.p_recomputed == pytest.approx(res.pvalue, rel=1e-9)
     assert r.verdict == "consistent"
+
+
+def kendall_correlation_and_rank_correlation_share_one_null_test():
+    # τ = 0.60 of 10 items is 9 discordant pairs of 45: scipy's exact p 0.016666 (kendalltau(..., method="exact"))
+    p = stats.kendalltau(np.arange(10), [9, 0, 1, 2, 3, 4, 5, 6, 7, 8], method="exact").pvalue   # 9 inversions
+    a = one(kind="correlation", method="kendall", value="0.60", n=10, p=".016")
+    b = one(kind="rank_correlation", value="0.60", systems=10, p=".016")
+    assert a.p_recomputed == pytest.approx(p, rel=1e-12) and b.p_recomputed == pytest.approx(p, rel=1e-12)
+    assert a.verdict == b.verdict == "inconsistent"     # .016 cannot follow from 0.01667
 
 
 def correlation_interval_and_inconsistency_test():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from .escape import mpl_text
 from .figures import HEATMAP_CMAP, OKABE_ITO, _frame, _get_ax, _intervals, _legend_above, _require, _themed
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def plot_panel_forest(data, *, ax: Axes | None = None, xlabel: str | None = None
                 markerfacecolor=face, markersize=4, gid=f"estimate:{name}",
                 label="tied with the best" if name == "tied" else "worse than the best")
     if n <= max_labels:
-        ax.set_yticks(y, df["judge"].tolist())
+        ax.set_yticks(y, [mpl_text(v) for v in df["judge"].tolist()])
         ax.tick_params(axis="y", labelsize=6 if n > 25 else 7.5)
     else:
         ax.set_yticks([])
@@ -219,7 +220,7 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     im = ax.imshow(vals, cmap=HEATMAP_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest", aspect="equal")
     im.set_gid("heatmap")
     if n <= max_labels:
-        labels = [str(v) for v in m.index]
+        labels = [mpl_text(str(v)) for v in m.index]
         ax.set_xticks(range(n), labels, rotation=90)
         ax.set_yticks(range(n), labels)
         ax.tick_params(labelsize=6 if n > 20 else 7.5)

@@ -606,7 +606,12 @@ class _Scorer:
     def __init__(self, statistic: str, k: int, values):
         from ..core import registry
 
-        b = registry.resolve(statistic)
+        scale = None
+        if values is not None and np.asarray(values).dtype.kind in "biuf":   # numbers: the scale agreement_report infers
+            from ..core.scale import Scale
+
+            scale = Scale.infer(np.asarray(values, dtype=float), np.asarray(values, dtype=float))
+        b = registry.resolve(statistic, scale=scale)      # the registry's default level/weights for that scale
         if b.statistic.family != "table" or b.statistic.components is not None:
             raise InputError(f"select_jury needs a scalar two-rater statistic, got {statistic!r}",
                              expected="e.g. cohen_kappa, cohen_kappa_quadratic, krippendorff_alpha_ordinal, "
@@ -816,7 +821,6 @@ def select_jury(ratings, reference, *, method: str = "majority", statistic: str 
     known = d.truth >= 0
     labelled = np.flatnonzero(known)
     fold = _folds(len(labelled), None if d.cluster is None else d.cluster[labelled], n_folds, gen)
-    all_items = np.arange(d.votes.n_items)
 
     def inner_of(items_pos):
         if not learns:
@@ -865,7 +869,6 @@ def select_jury(ratings, reference, *, method: str = "majority", statistic: str 
                     "search": how, "n": int(len(labelled)), "n_folds": int(fold.max()) + 1, "method": agg.name})
         out.append(row)
     curve = pd.DataFrame(out)
-    del all_items
     ok = curve["estimate"].notna()
     best_row = int(curve.loc[ok, "estimate"].idxmax()) if ok.any() else 0
     best = tuple(d.judges[j] for j in full[best_row][1])

@@ -381,7 +381,8 @@ def holm(pvalues) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Adjusted p-values: the i-th smallest is ``max_{l ≤ i} min(1, (m − l + 1) p_(l))``.
+        Adjusted p-values: the i-th smallest is ``max_{l ≤ i} min(1, (m − l + 1) p_(l))``
+        (``statsmodels.stats.multitest.multipletests(method="holm")`` on the non-NaN entries).
 
     References
     ----------
@@ -393,15 +394,13 @@ def holm(pvalues) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03]).round(2)
     array([0.03, 0.06, 0.06])
     """
+    from statsmodels.stats.multitest import multipletests
+
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = len(ok)
-    if m == 0:
-        return out
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out[order] = adj
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="holm")[1]
     return out
 
 

@@ -91,8 +91,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..core import registry
 from ..core.errors import InputError
-from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, rounding_interval
+from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, kappa_weights, rounding_interval
 
 __all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
 
@@ -435,7 +436,7 @@ def _could_conclude(c: _Claim, table, opts) -> tuple[str, dict]:
 def _kappa(c: _Claim, opts):
     cl = opts["confidence_level"]
     val, lo, hi, d = c.interval("value")
-    weights = c.get("weights")
+    weights = kappa_weights(c.get("weights"))
     pa = c.get("percent_agreement")
     details = {"decimals": d}
     if c.has("table"):
@@ -492,7 +493,7 @@ def _kappa(c: _Claim, opts):
             verdict = tv
         could, cdet = _could_conclude(c, table if ok else None, opts)
         details.update(cdet)
-        return _row(c, statistic="cohen_kappa" if weights is None else f"cohen_kappa_{weights}", reported=val,
+        return _row(c, statistic=registry.resolve("cohen_kappa", weights).name, reported=val,
                     recomputed=recomputed, ci=ci, confidence_level=cl, verdict=verdict,
                     reason="; ".join(x for x in (reason, treason, "assumes " + basis) if x), could=could, details=details)
     else:
@@ -504,7 +505,7 @@ def _kappa(c: _Claim, opts):
         verdict = tv
     could, cdet = _could_conclude(c, table, opts)
     details.update(cdet)
-    return _row(c, statistic="cohen_kappa" if weights is None else f"cohen_kappa_{weights}", reported=val,
+    return _row(c, statistic=registry.resolve("cohen_kappa", weights).name, reported=val,
                 recomputed=e.estimate, ci=ci, confidence_level=cl, verdict=verdict,
                 reason="; ".join(x for x in (reason, treason, "assumes " + basis) if x), could=could, details=details)
 
@@ -620,10 +621,10 @@ def _r_pvalue(method, r, n):
         from ..agreement.correlation import r_test_pvalue
 
         return r_test_pvalue(r, n - 2)
-    # Kendall τ without ties: scipy's asymptotic variance of τ under independence
-    r = float(np.clip(abs(r), 0, 1))
-    z = 3 * r * math.sqrt(n * (n - 1)) / math.sqrt(2 * (2 * n + 5))
-    return float(2 * stats.norm.sf(z))
+    # Kendall τ without ties: the exact null at the discordant count τ stands for (the same null as the
+    # rank_correlation kind; scipy's asymptotic one above 170 items)
+    pairs = n * (n - 1) // 2
+    return _tau_exact_p(n, int(round((1 - float(np.clip(r, -1, 1))) * pairs / 2)))
 
 
 def _correlation(c: _Claim, opts):

@@ -73,7 +73,7 @@ import numpy as np
 from ..core import registry
 from ..core.errors import InputError
 
-__all__ = ["decimals_of", "rounding_interval", "grim", "kappa_feasibility", "GrimResult", "KappaFeasibility"]
+__all__ = ["decimals_of", "rounding_interval", "grim", "kappa_feasibility", "kappa_weights", "GrimResult", "KappaFeasibility"]
 
 #: Slack added to every rounding interval against floating-point error (far below any printed digit;
 #: numbers printed with more than :data:`MAX_DECIMALS` decimals are refused).
@@ -338,6 +338,28 @@ def _in(x, lo, hi):
     return (x >= lo - EPS) & (x <= hi + EPS)
 
 
+def kappa_weights(weights):
+    """``None`` when ``weights`` give Cohen's plain κ by the registry (the declared default, e.g.
+    ``"identity"``), else ``weights`` as given: one rule for what "unweighted" means.
+
+    Parameters
+    ----------
+    weights : str, array or None
+
+    Returns
+    -------
+    str, array or None
+
+    Examples
+    --------
+    >>> kappa_weights("identity") is None, kappa_weights("linear")
+    (True, 'linear')
+    """
+    if weights is None:
+        return None
+    return None if registry.resolve("cohen_kappa", weights).name == "cohen_kappa" else weights
+
+
 def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=None, weights=None,
                       kappa_decimals: int | None = None, percent_agreement_decimals: int | None = None,
                       categories: int = 2) -> KappaFeasibility:
@@ -390,6 +412,7 @@ def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=Non
     False
     """
     n = _positive_int(n, "n")
+    weights = kappa_weights(weights)
     if kappa is None and percent_agreement is None:
         raise InputError("kappa_feasibility needs the reported kappa, the percent agreement, or both")
     kint = None if kappa is None else rounding_interval(kappa, kappa_decimals)
