@@ -154,6 +154,23 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
     return frame
 
 
+def log_or_source(source):
+    """``source`` itself, or the frame of :func:`read_eval_log` when it is the path of a log (told from
+    its head only: a table that merely ends in ``.json`` stays a table). The hook by which
+    :func:`metaeval.align` (and so ``metaeval agree``, the panels and study files) takes eval logs."""
+    if not isinstance(source, (str, os.PathLike)):
+        return source
+    name = os.fspath(source)
+    low = name.lower()
+    if not low.endswith(LOG_EXTENSIONS) or not os.path.isfile(name):
+        return source
+    try:
+        fmt = sniff(name, deep=False)
+    except InputError:
+        return source
+    return read_eval_log(name) if fmt else source
+
+
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         frame = base.Collector("<none>", "none").frame()

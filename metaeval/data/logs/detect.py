@@ -127,13 +127,16 @@ def _argilla_keys(keys: set) -> bool:
         k.endswith((".responses", ".suggestion")) for k in keys)
 
 
-def sniff(path: str | os.PathLike) -> str | None:
+def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
     """The format of a log, or None when the file is no log of a known format.
 
     Parameters
     ----------
     path : path
         The file.
+    deep : bool
+        When the head does not decide, parse the whole JSON document (True, default) or say None
+        (False: what :func:`metaeval.align` and ``metaeval inspect`` use to tell a log from a table).
 
     Returns
     -------
@@ -143,7 +146,7 @@ def sniff(path: str | os.PathLike) -> str | None:
     Raises
     ------
     InputError
-        The file does not exist or cannot be read, or (when the head does not decide) a JSON document
+        The file does not exist or cannot be read, or (``deep``, when the head does not decide) a JSON document
         larger than :data:`~metaeval.data.logs.base.MAX_LOG_BYTES`.
 
     Examples
@@ -184,7 +187,7 @@ def sniff(path: str | os.PathLike) -> str | None:
     if fmt is not None or not shape:
         return fmt
     complete = len(head) < HEAD_BYTES
-    if complete or shape == "jsonl":
+    if complete or shape == "jsonl" or not deep:
         return None
     # the head did not decide: parse the whole document (bounded) and look at its real top level
     doc = base.parse_json(base.read_text(path, name), name)
