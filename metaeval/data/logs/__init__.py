@@ -174,7 +174,7 @@ def log_or_source(source):
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         frame = base.Collector("<none>", "none").frame()
-        frame.attrs = {"source": "<none>", "lines": np.zeros(0, dtype=np.int64)}
+        frame.attrs = {"source": "<none>", "lines": base._line_numbers([])}
         return frame
     lines = np.concatenate([f.attrs["lines"] for f in frames]) if frames else np.zeros(0, dtype=np.int64)
     sources = [f.attrs["source"] for f in frames]
@@ -182,5 +182,6 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     for f in nonempty:
         f.attrs = {}
     frame = pd.concat(nonempty, ignore_index=True, sort=False) if len(nonempty) > 1 else nonempty[0].reset_index(drop=True)
-    frame.attrs = {"source": sources[0] if len(sources) == 1 else "; ".join(sources), "lines": lines}
+    frame.attrs = {"source": sources[0] if len(sources) == 1 else "; ".join(sources),
+                   "lines": base._line_numbers(lines)}
     return frame

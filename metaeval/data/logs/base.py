@@ -63,6 +63,12 @@ NONRANDOM_NOTE = ("human labels exist only on records someone chose to review ({
                   "metaeval.ppi_mean_stratified) rather than as if the reviewed items were drawn at random")
 
 
+def _line_numbers(lines):
+    from ..io import _line_numbers as io_lines    # line numbers that compare as one value (pandas attrs)
+
+    return io_lines(lines)
+
+
 def _limit() -> int:
     from ..io import _limit as io_limit
 
@@ -413,7 +419,7 @@ class Collector:
         df = df[cols]
         self.report.n_rows = len(df)
         df.attrs["source"] = self.source
-        df.attrs["lines"] = np.asarray(self.lines, dtype=np.int64)
+        df.attrs["lines"] = _line_numbers(self.lines)
         return df
 
 
