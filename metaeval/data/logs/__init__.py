@@ -20,7 +20,7 @@ from .base import LOG_FATES, LogReport, epoch_matrix, judges
 from .detect import FORMATS, detect_format, sniff
 
 __all__ = ["read_eval_log", "detect_format", "sniff", "FORMATS", "LOG_FATES", "LogReport", "judges",
-           "epoch_matrix", "LOG_EXTENSIONS"]
+           "epoch_matrix", "select", "LOG_EXTENSIONS"]
 
 #: The file names a folder read takes as candidate logs (others are listed in the report, not read).
 LOG_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".eval")
@@ -152,6 +152,52 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
     report.n_rows = len(frame)
     frame.attrs["report"] = report
     return frame
+
+
+def select(frame: pd.DataFrame, who: str | Sequence[str] | None) -> pd.DataFrame:
+    """The rows of some graders: ``who`` names scorers or roles (``"human"``, ``"judge"``, ``"reference"``).
+
+    The rows keep their file and record numbers (``attrs``), so that :func:`metaeval.align` names them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`read_eval_log`.
+    who : str or sequence of str or None
+        Scorer names or roles (None: every row).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    InputError
+        No row has such a scorer or role (the message lists those there are).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"item": ["1", "1"], "scorer": ["annotator:7", "model:v1"], "role": ["human", "judge"],
+    ...                   "score": [1.0, 0.0]})
+    >>> select(f, "human")["scorer"].tolist(), select(f, "model:v1")["score"].tolist()
+    (['annotator:7'], [0.0])
+    """
+    if who is None:
+        return frame
+    names = [who] if isinstance(who, str) else list(who)
+    mask = (frame["scorer"].isin(names) | frame["role"].isin(names)).to_numpy()
+    if not mask.any():
+        raise InputError(f"no rows of {', '.join(map(repr, names))}", source=str(frame.attrs.get("source", "<DataFrame>")),
+                         expected="a scorer (" + ", ".join(map(repr, sorted(frame["scorer"].unique())[:6]))
+                                  + ") or a role (" + ", ".join(map(repr, sorted(frame["role"].unique()))) + ")",
+                         fix="name a scorer or role the log has")
+    out = frame[mask].reset_index(drop=True)
+    lines = frame.attrs.get("lines")
+    out.attrs = {k: v for k, v in frame.attrs.items() if k != "lines"}
+    if lines is not None and len(lines) == len(frame):
+        out.attrs["lines"] = base._line_numbers(np.asarray(lines)[mask])
+    return out
 
 
 def log_or_source(source):
