@@ -64,7 +64,7 @@ NONRANDOM_NOTE = ("human labels exist only on records someone chose to review ({
 
 
 def _line_numbers(lines):
-    from ..io import _line_numbers as io_lines    # line numbers that compare as one value (pandas attrs)
+    from ..io import _line_numbers as io_lines  # line numbers that compare as one value (pandas attrs)
 
     return io_lines(lines)
 
@@ -386,7 +386,8 @@ class Collector:
     """Rows and fates of one file, as a format module finds them."""
 
     def __init__(self, source: str, fmt: str, labels: dict | None = None):
-        self.source, self.format, self.labels = source, fmt, labels
+        self.source, self.format = source, fmt
+        self.labels = {**BINARY_WORDS, **(labels or {})}
         self.rows: list[dict] = []
         self.lines: list[int] = []
         self.report = LogReport()

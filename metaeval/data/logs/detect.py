@@ -230,9 +230,9 @@ def detect_format(path: str | os.PathLike) -> str:
         name = str(path)
         try:
             with open(path, "rb") as fh:
-                shape, keys = _first_keys(fh.read(HEAD_BYTES))
+                _, keys = _first_keys(fh.read(HEAD_BYTES))
         except OSError:
-            shape, keys = "", set()
+            keys = set()
         what = (f"its first record has the keys {', '.join(sorted(keys)[:12])}" if keys
                 else "it is not JSON, JSONL or an .eval archive")
         raise InputError(f"not a log of a known format ({what})", source=name,

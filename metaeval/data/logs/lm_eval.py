@@ -57,6 +57,6 @@ def _results(doc, name, c: base.Collector):
         stored[f"{task}/n"] = n.get("effective") if isinstance(n, dict) else n
     c.report.stored[name] = stored
     c.report.facts[name] = {"model": doc.get("model_name"), "lm_eval_version": doc.get("lm_eval_version"),
-                            "tasks": sorted((doc.get("results") or {}))}
+                            "tasks": sorted(doc.get("results") or {})}
     c.report.note(f"{name}: an lm-eval results file holds aggregates only (no per-sample records); read the "
                   "matching samples_*.jsonl for the rows")
