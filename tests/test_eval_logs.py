@@ -419,3 +419,24 @@ def align_leaves_plain_tables_alone_test(tmp_path):
     t.to_json(p, orient="records")
     assert logs.log_or_source(p) == p
     assert len(metaeval.align(p, p)) == 2
+
+
+def docs_page_lists_the_fates_and_formats_test():
+    """The guide page lists every fate of LOG_FATES in the code's order, and a section per format."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "eval-logs.md").read_text(encoding="utf-8")
+    lines = page.splitlines()
+    i = lines.index("| fate | meaning |")
+    fates = []
+    for row in lines[i + 2:]:
+        if not row.startswith("|"):
+            break
+        fates.append(row.strip("|").split("|")[0].strip().strip("`"))
+    assert tuple(fates) == base.LOG_FATES
+    titles = {"inspect_ai": "Inspect AI", "lm_eval": "lm-evaluation-harness", "openai_evals": "OpenAI evals",
+              "promptfoo": "promptfoo", "deepeval": "deepeval", "fastchat": "FastChat MT-Bench",
+              "label_studio": "Label Studio", "prodigy": "Prodigy", "argilla": "Argilla", "eee": "Every Eval Ever"}
+    assert set(titles) == set(logs.FORMATS)
+    for t in titles.values():
+        assert f"## {t}" in page

@@ -23,7 +23,9 @@ def read(path, name: str, c: base.Collector, **_):
     data = base.read_text(path, name)
     stripped = data.lstrip()
     if stripped.startswith(b"{") and not _is_jsonl(stripped):
-        return _results(base.parse_json(data, name), name, c)
+        doc = base.parse_json(data, name)
+        if isinstance(doc, dict) and "results" in doc and "doc_id" not in doc:
+            return _results(doc, name, c)
     m = _TASK.match(os.path.basename(name))
     task = m.group("task") if m else None
     for line, r in base.iter_jsonl(data, name):
