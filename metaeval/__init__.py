@@ -73,7 +73,7 @@ _LAZY = {
     # sample data, figures
     "datasets": "datasets:", "figures": "figures:",
     # harness logs and annotation-tool exports
-    "read_eval_log": "data.logs",
+    "read_eval_log": "data.logs.reader",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -440,3 +440,11 @@ def docs_page_lists_the_fates_and_formats_test():
     assert set(titles) == set(logs.FORMATS)
     for t in titles.values():
         assert f"## {t}" in page
+
+
+def long_first_line_jsonl_test(tmp_path):
+    # the keys that tell the format come after the first 64 KiB of the first line: the whole first line decides
+    rows = [{"doc": "x" * 100_000, "doc_id": i, "metrics": ["acc"], "acc": float(i)} for i in range(3)]
+    p = _jsonl(tmp_path / "samples_t_2026-01-01T00-00-00.000000.jsonl", rows)
+    assert logs.sniff(p) == "lm_eval" and logs.sniff(p, deep=False) is None
+    assert metaeval.read_eval_log(p)["score"].tolist() == [0.0, 1.0, 2.0]

@@ -41,9 +41,9 @@ __all__ = ["LOG_FATES", "LogReport", "MAX_LOG_BYTES", "grade_score", "judges", "
 LOG_FATES = ("read", "unscored", "cancelled", "errored", "duplicate", "context", "unrecognized")
 
 #: The largest log file (or ``.eval`` archive member, uncompressed) :func:`metaeval.read_eval_log` reads:
-#: 512 MiB. A JSON log is parsed whole, so a larger one is refused from its size (checked with ``stat``,
-#: and for a zip from its directory, before anything is read) with an :class:`~metaeval.InputError`
-#: naming the file. JSONL logs are read a line at a time, and every line must fit this limit too. Raise
+#: 512 MiB. A log is held in memory while it is parsed, so a larger one is refused from its size alone
+#: (``stat``, and for a zip its directory, before anything is read; a zip member is read through a
+#: stream that stops at its declared size) with an :class:`~metaeval.InputError` naming the file. Raise
 #: it by assignment (``metaeval.data.logs.base.MAX_LOG_BYTES``) or with the environment variable
 #: ``METAEVAL_MAX_LOG_BYTES`` (bytes).
 MAX_LOG_BYTES = 512 * 2 ** 20

@@ -7,6 +7,7 @@ document of at most :data:`~metaeval.data.logs.base.MAX_LOG_BYTES` is parsed who
 
 from __future__ import annotations
 
+import json
 import os
 
 from ...core.errors import InputError
@@ -190,7 +191,17 @@ def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
     if complete or shape == "jsonl" or not deep:
         return None
     # the head did not decide: parse the whole document (bounded) and look at its real top level
-    doc = base.parse_json(base.read_text(path, name), name)
+    data = base.read_text(path, name)
+    first = data.lstrip()
+    nl = first.find(b"\n")
+    if first[:1] == b"{" and nl > 0 and first[nl:].lstrip()[:1] == b"{":     # JSONL with a long first line
+        try:
+            obj = json.loads(first[:nl])
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            return _classify("jsonl", set(obj))
+    doc = base.parse_json(data, name)
     if isinstance(doc, dict):
         return _classify("object", set(doc))
     if isinstance(doc, list) and doc and isinstance(doc[0], dict):
