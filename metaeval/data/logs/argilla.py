@@ -43,6 +43,7 @@ def _value(v):
 def read(path, name: str, c: base.Collector, **_):
     discarded = 0
     for ordinal, rec in _records(path, name):
+        c.at(f"records[{ordinal - 1}]")
         if not isinstance(rec, dict):
             raise InputError(f"record {ordinal} is not a JSON object", source=name, line=ordinal)
         item = rec.get("id", rec.get("_server_id", ordinal))

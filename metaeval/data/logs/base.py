@@ -390,12 +390,17 @@ class Collector:
         self.labels = {**BINARY_WORDS, **(labels or {})}
         self.rows: list[dict] = []
         self.lines: list[int] = []
+        self.where: str | None = None          # the record being read (named in errors)
         self.report = LogReport()
         self.report.formats[source] = fmt
         self.report.n_records[source] = 0
 
     def fate(self, fate: str, n: int = 1) -> None:
         self.report.add(self.source, self.format, fate, n)
+
+    def at(self, where) -> None:
+        """Name the record being read (errors then say where)."""
+        self.where = str(where)
 
     def row(self, ordinal: int, *, item, scorer, value, score=None, epoch=1, role="judge", model=None,
             record=None, **extra) -> None:

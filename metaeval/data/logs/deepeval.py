@@ -22,6 +22,7 @@ def read(path, name: str, c: base.Collector, **_):
     run = doc.get("testRunData", doc) if isinstance(doc, dict) else {}
     cases = list(run.get("testCases") or []) + list(run.get("conversationalTestCases") or [])
     for ordinal, tc in enumerate(cases, start=1):
+        c.at(f"testCases[{ordinal - 1}]")
         metrics = [("test_case", None, m) for m in tc.get("metricsData") or []]
         trace = tc.get("trace") or {}
         for kind in _SPANS:

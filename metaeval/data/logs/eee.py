@@ -28,6 +28,7 @@ def read(path, name: str, c: base.Collector, **_):
         if "evaluation_results" in doc:
             return _aggregate(doc, path, name, c)
     for line, r in base.iter_jsonl(data, name):
+        c.at(f"line {line}")
         ev = r.get("evaluation") or {}
         s = ev.get("score")
         if s is None and ev.get("is_correct") is None:

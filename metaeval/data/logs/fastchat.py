@@ -27,6 +27,7 @@ def read(path, name: str, c: base.Collector, **_):
     data = base.read_text(path, name)
     seen: dict = {}
     for line, r in base.iter_jsonl(data, name):
+        c.at(f"line {line}")
         judge = r.get("judge")
         jmodel, jprompt = (judge[0], judge[1]) if isinstance(judge, list) and len(judge) >= 2 else (judge, None)
         scorer = base.scorer_id(jprompt or "judge", jmodel)

@@ -171,6 +171,7 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                       + "; only its stored aggregates can be compared")
     edits = 0
     for ordinal, (where, s) in enumerate(samples, start=1):
+        c.at(where)
         if not isinstance(s, dict):
             raise InputError(f"{where} is not a sample object", source=name)
         if s.get("error"):
@@ -194,7 +195,8 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                       value=v if not isinstance(v, list) else str(v), score=_float(v), role="judge",
                       model=eval_model, record=where, scorer_name=label, grader_model=model,
                       template_hash=thash, answer=sc.get("answer"), explanation=sc.get("explanation"),
-                      target=target if not isinstance(target, list) else "; ".join(map(str, target)))
+                      target=target if not isinstance(target, list) else "; ".join(map(str, target)),
+                      sample_uuid=s.get("uuid"))
             for h in sc.get("history") or []:
                 prov = h.get("provenance") if isinstance(h, dict) else None
                 if not prov:
@@ -205,7 +207,7 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                 c.row(ordinal, item=sid, scorer=f"edit:{author}", epoch=epoch, value=hv, score=_float(hv),
                       role="human", model=eval_model, record=where, scorer_name=sname, grader_model=None,
                       template_hash=None, answer=h.get("answer"), explanation=prov.get("reason"),
-                      target=None)
+                      target=None, sample_uuid=s.get("uuid"))
     if edits:
         c.report.note(f"{name}: " + base.NONRANDOM_NOTE.format(what=f"{edits} Inspect score edit(s) in score history"))
 

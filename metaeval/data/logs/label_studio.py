@@ -82,6 +82,7 @@ def read(path, name: str, c: base.Collector, **_):
             agreement[str(tid)] = task["agreement"]
         for kind, entries in (("annotation", task.get("annotations") or []), ("prediction", task.get("predictions") or [])):
             for ei, e in enumerate(entries):
+                c.at(f"tasks[{ti}].{kind}s[{ei}]")
                 ordinal = ti + 1
                 if kind == "annotation" and e.get("was_cancelled"):
                     c.fate("cancelled")

@@ -29,6 +29,7 @@ def read(path, name: str, c: base.Collector, **_):
     m = _TASK.match(os.path.basename(name))
     task = m.group("task") if m else None
     for line, r in base.iter_jsonl(data, name):
+        c.at(f"line {line}")
         metrics = r.get("metrics") or [k for k in ("exact_match", "acc", "acc_norm", "f1", "bleu") if k in r]
         present = [k for k in metrics if r.get(k) is not None]
         if not present:

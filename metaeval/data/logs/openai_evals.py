@@ -23,6 +23,7 @@ def read(path, name: str, c: base.Collector, **_):
     runs: dict = {}
     stored, spec = {}, {}
     for line, r in base.iter_jsonl(data, name):
+        c.at(f"line {line}")
         if "spec" in r:
             spec = r["spec"] or {}
             c.fate("context")

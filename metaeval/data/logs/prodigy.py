@@ -25,6 +25,7 @@ def read(path, name: str, c: base.Collector, **_):
     seen: dict = {}
     changed = 0
     for line, r in base.iter_jsonl(data, name):
+        c.at(f"line {line}")
         who = r.get("_annotator_id") or r.get("_session_id")
         scorer = f"annotator:{who}" if who else "annotator"
         task = r.get("_task_hash", r.get("_input_hash"))

@@ -37,6 +37,7 @@ def read(path, name: str, c: base.Collector, **_):
         default_grader = default_grader.get("id")
     humans = 0
     for ordinal, r in enumerate(results, start=1):
+        c.at(f"results[{ordinal - 1}]")
         gr = r.get("gradingResult")
         if r.get("failureReason") == 2 or (r.get("error") and not gr):
             c.fate("errored")

@@ -12,6 +12,7 @@ import pandas as pd
 from ...core.errors import InputError
 from . import base
 from .base import LogReport
+from .detect import FORMATS as FORMATS_TEXT
 from .detect import detect_format, sniff
 
 __all__ = ["read_eval_log", "select", "log_or_source", "LOG_EXTENSIONS"]
@@ -132,8 +133,17 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
                              fix="pass format='auto' to read each file in its own format")
         mod = importlib.import_module(f"..{_MODULES[found]}", __name__)
         col = base.Collector(path, found, labels=dict(labels) if labels else None)
-        mod.read(path, path, col)
-        frames.append(col.frame())
+        try:
+            mod.read(path, path, col)
+            frames.append(col.frame())
+        except InputError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError, OverflowError) as exc:
+            # a field of an unexpected type (a list where the format has an object ...): one line, the record
+            where = f" (record {col.where})" if col.where else ""
+            raise InputError(f"not the shape of a {found} log{where}: {type(exc).__name__}: {exc}", source=path,
+                             expected=FORMATS_TEXT.get(found), fix="check that the file was written by the tool "
+                             "and not edited; pass format= to read it as another format") from None
         report.merge(col.report)
     if ignored:
         report.facts["not read"] = [os.path.basename(f) for f in ignored]
