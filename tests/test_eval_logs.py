@@ -448,3 +448,23 @@ def long_first_line_jsonl_test(tmp_path):
     p = _jsonl(tmp_path / "samples_t_2026-01-01T00-00-00.000000.jsonl", rows)
     assert logs.sniff(p) == "lm_eval" and logs.sniff(p, deep=False) is None
     assert metaeval.read_eval_log(p)["score"].tolist() == [0.0, 1.0, 2.0]
+
+
+def reduce_epochs_equals_inspect_test():
+    # tests/reference/eval_log_reducers.json: Inspect AI 0.3.285's own reducers on these per-epoch values
+    from pathlib import Path
+
+    ref = json.loads((Path(__file__).resolve().parent / "reference" / "eval_log_reducers.json").read_text())
+    assert ref["versions"]["inspect_ai"] == "0.3.285"
+    to_float = {**base.INSPECT_GRADES}
+    for case, c in ref["reducers"].items():
+        values = c["values"]
+        f = pd.DataFrame({"item": "1", "scorer": "s", "value": values,
+                          "score": [base.grade_score(v, to_float) for v in values]})
+        for name, expected in c["as_float"].items():
+            got = logs.reduce_epochs(f, name)
+            assert got["score"].iloc[0] == expected, (case, name, got["score"].iloc[0], expected)
+            assert got["epochs"].iloc[0] == len(values)
+        assert logs.reduce_epochs(f, "mode")["value"].iloc[0] == c["reduced"]["mode"], case
+    with pytest.raises(metaeval.InputError):
+        logs.reduce_epochs(f, "mean_of_squares")

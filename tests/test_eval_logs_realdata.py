@@ -93,6 +93,18 @@ def inspect_accuracy_and_stderr_test(rel):
     assert set(frame["format"]) == {"inspect_ai"}
 
 
+def inspect_rows_equal_what_inspect_reads_test():
+    # tests/reference/eval_log_reducers.json ("logs"): inspect_ai 0.3.285's read_eval_log on the same files,
+    # each sample-epoch's scores with value_to_float of them
+    ref = json.loads((Path(__file__).resolve().parent / "reference" / "eval_log_reducers.json").read_text())["logs"]
+    assert len(ref) == 9
+    for name, rows in ref.items():
+        f = metaeval.read_eval_log(path(f"inspect_ai/{name}"))
+        mine = sorted((r.item, int(r.epoch), r.scorer_name, str(r.value), float(r.score)) for r in f.itertuples())
+        theirs = sorted((r["id"], r["epoch"], r["scorer"], str(r["value"]), float(r["float"])) for r in rows)
+        assert mine == theirs, name
+
+
 def inspect_epochs_and_status_test():
     # log_streaming.eval: "total_samples 4 (counts sample x epoch); reductions have 2 samples";
     # "per-epoch values sample1 I,C / sample2 C,C"

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ...core.errors import InputError
 
-__all__ = ["LOG_FATES", "LogReport", "MAX_LOG_BYTES", "grade_score", "judges", "epoch_matrix"]
+__all__ = ["LOG_FATES", "LogReport", "MAX_LOG_BYTES", "grade_score", "judges", "epoch_matrix", "reduce_epochs"]
 
 LOG_FATES = ("read", "unscored", "cancelled", "errored", "duplicate", "context", "unrecognized")
 
@@ -496,3 +496,93 @@ def epoch_matrix(frame: pd.DataFrame, *, scorer: str | None = None, item: str = 
                          expected="one grader's rows", fix="pass scorer= (one of "
                          + ", ".join(map(repr, sorted(frame['scorer'].unique())[:5])) + ")")
     return sub.pivot_table(index=item, columns=epoch, values=label, aggfunc="first", dropna=False).sort_index()
+
+
+def _reducer(name: str):
+    """(kind, k) of an epoch reducer named as Inspect names them (``mean``, ``at_least_2``, ``pass_at_3`` ...)."""
+    name = str(name)
+    for kind in ("at_least_", "pass_at_"):
+        if name.startswith(kind) and name[len(kind):].isdigit() and int(name[len(kind):]) > 0:
+            return kind[:-1], int(name[len(kind):])
+    if name in ("mean", "median", "mode", "max"):
+        return name, None
+    raise InputError(f"unknown epoch reducer {name!r}", source="<reduce_epochs>",
+                     expected="mean, median, mode, max, at_least_K or pass_at_K", fix="reducer='mean'")
+
+
+def reduce_epochs(frame: pd.DataFrame, reducer: str = "mean", *, by=("item", "scorer"), threshold: float = 1.0
+                  ) -> pd.DataFrame:
+    """One score per item and grader from its epochs (repeats), with Inspect's epoch reducers.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A frame of :func:`metaeval.read_eval_log`.
+    reducer : str
+        ``mean`` (Inspect's default), ``median``, ``mode`` (the most frequent raw value, the first seen
+        on a tie), ``max``, ``at_least_K`` (1 when at least K epochs score ``threshold`` or more, else
+        0) or ``pass_at_K`` (the unbiased pass@K estimate 1 − C(n − c, K)/C(n, K), c the epochs
+        scoring ``threshold`` or more; 1 when n − c < K). A log's own reducer is in
+        ``report.facts[file]["epochs_reducer"]``.
+    by : sequence of str
+        The columns of a judgment (default: item and grader).
+    threshold : float
+        The score that counts as correct for ``at_least_K`` and ``pass_at_K`` (Inspect's ``value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, ``score`` (reduced), ``value`` (the mode's raw value; else the score) and
+        ``epochs`` (how many were reduced), in order of first appearance.
+
+    Raises
+    ------
+    InputError
+        An unknown reducer.
+
+    References
+    ----------
+    Inspect AI's ``mean_score``, ``median_score``, ``mode_score``, ``max_score``, ``at_least`` and
+    ``pass_at`` reducers: tests/test_eval_logs.py compares with the values inspect_ai computes
+    (tests/reference/eval_log_reducers.json, written by tests/reference/make_reference_inspect_reducers.py).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"item": ["1", "1", "1", "2", "2", "2"], "scorer": "match",
+    ...                   "value": ["C", "I", "C", "I", "I", "C"], "score": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]})
+    >>> reduce_epochs(f)["score"].round(4).tolist(), reduce_epochs(f, "mode")["value"].tolist()
+    ([0.6667, 0.3333], ['C', 'I'])
+    >>> reduce_epochs(f, "at_least_2")["score"].tolist(), reduce_epochs(f, "pass_at_2")["score"].round(4).tolist()
+    ([1.0, 0.0], [1.0, 0.6667])
+    """
+    kind, k = _reducer(reducer)
+    by = [by] if isinstance(by, str) else list(by)
+    rows = []
+    for key, g in frame.groupby(by, sort=False, dropna=False):
+        v = g["score"].to_numpy(dtype=float)
+        raw = g["value"].tolist() if "value" in g else list(v)
+        value = None
+        if kind == "mean":
+            s = float(np.mean(v))
+        elif kind == "median":
+            s = float(np.median(v))
+        elif kind == "max":
+            s = float(np.max(v))
+        elif kind == "mode":
+            counts: dict = {}
+            for x in raw:
+                hx = repr(x)
+                counts[hx] = counts.get(hx, (0, x))
+                counts[hx] = (counts[hx][0] + 1, x)
+            value = max(counts.values(), key=lambda t: t[0])[1]     # max keeps the first on a tie
+            s = float(v[[repr(x) for x in raw].index(repr(value))])
+        else:
+            n, c = len(v), int(np.sum(v >= threshold))
+            if kind == "at_least":
+                s = 1.0 if c >= k else 0.0
+            else:
+                s = 1.0 if n - c < k else float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append((*key, s, value if kind == "mode" else s, len(v)))
+    return pd.DataFrame(rows, columns=[*by, "score", "value", "epochs"])
