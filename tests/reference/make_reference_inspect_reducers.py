@@ -28,8 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from inspect_ai.log import read_eval_log
-from inspect_ai.scorer import (Score, at_least, max_score, mean_score, median_score, mode_score, pass_at,
-                               value_to_float)
+from inspect_ai.scorer import Score, at_least, max_score, mean_score, median_score, mode_score, pass_at, value_to_float
 
 HERE = Path(__file__).resolve().parent
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "data" / "eval_logs"
