@@ -7,7 +7,8 @@ number, the ``selected`` side of a pairwise control, or for region labels (boxes
 of labels of its regions joined by ``", "`` (column ``regions`` counts them). The score is the number
 a rating or number holds, else ``labels=`` maps the value (a few binary words — correct/incorrect,
 yes/no, pass/fail, accept/reject — count as 1/0 by default). A cancelled annotation
-(``was_cancelled``) is ``cancelled``; an annotation or prediction with an empty result ``unscored``.
+(``was_cancelled``) is ``cancelled``; an annotation or prediction with an empty result, and a task with
+neither, ``unscored``.
 """
 
 from __future__ import annotations
@@ -80,6 +81,10 @@ def read(path, name: str, c: base.Collector, **_):
         tid = task.get("id", ti)
         if "agreement" in task:
             agreement[str(tid)] = task["agreement"]
+        if not (task.get("annotations") or task.get("predictions")):
+            c.at(f"tasks[{ti}]")
+            c.fate("unscored")                  # a task nobody labelled: counted, so that nothing is silent
+            continue
         for kind, entries in (("annotation", task.get("annotations") or []), ("prediction", task.get("predictions") or [])):
             for ei, e in enumerate(entries):
                 c.at(f"tasks[{ti}].{kind}s[{ei}]")

@@ -64,7 +64,8 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
         different formats are each read in their own, a file that is no known log gets the fate
         ``unrecognized``), or a list of files.
     format : str
-        ``"auto"`` (default) or one of the formats: then every file must be of that format.
+        ``"auto"`` (default) or one of the formats: then every file is read as that format (a file
+        detected as another is an error).
     labels : mapping, optional
         Text value → number, for the ``score`` of text labels (``{"Car": 1, "Truck": 0}``); numbers,
         booleans, Inspect's letter grades and a few binary words (accept/reject, yes/no ...) count
@@ -123,14 +124,16 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
     report, frames = LogReport(), []
     for path, in_folder in files:
         found = sniff(path)
-        if found is None:
+        if format != "auto":
+            if found is not None and found != format:
+                raise InputError(f"a {found} log, not {format}", source=path,
+                                 fix="pass format='auto' to read each file in its own format")
+            found = format                          # the format given reads what detection cannot tell
+        elif found is None:
             if in_folder:
                 report.add(path, None, "unrecognized")
                 continue
             detect_format(path)                     # raises the error naming the file
-        if format != "auto" and found != format:
-            raise InputError(f"a {found} log, not {format}", source=path,
-                             fix="pass format='auto' to read each file in its own format")
         mod = importlib.import_module(f"..{_MODULES[found]}", __name__)
         col = base.Collector(path, found, labels=dict(labels) if labels else None)
         try:
