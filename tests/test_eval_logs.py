@@ -468,3 +468,21 @@ def reduce_epochs_equals_inspect_test():
         assert logs.reduce_epochs(f, "mode")["value"].iloc[0] == c["reduced"]["mode"], case
     with pytest.raises(metaeval.InputError):
         logs.reduce_epochs(f, "mean_of_squares")
+
+
+def gzipped_logs_test(tmp_path):
+    import gzip
+
+    rows = [{"question_id": q, "model": "m", "judge": ["gpt-4", "single-v1"], "score": s, "turn": 1}
+            for q, s in ((1, 8), (2, 9))]
+    p = tmp_path / "gpt-4_single.jsonl.gz"
+    with gzip.open(p, "wt", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in rows))
+    assert logs.sniff(p) == "fastchat"
+    assert metaeval.read_eval_log(p)["score"].tolist() == [8.0, 9.0]
+    assert metaeval.read_eval_log(tmp_path)["score"].tolist() == [8.0, 9.0]       # a folder takes .jsonl.gz
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(p.read_bytes()[:30])
+    with pytest.raises(metaeval.InputError) as e:
+        metaeval.read_eval_log(bad)
+    assert "gzip" in _one_line(e)

@@ -99,10 +99,20 @@ def check_size(path, name: str) -> None:
 
 
 def read_text(path, name: str) -> bytes:
-    """The bytes of a file of at most :data:`MAX_LOG_BYTES` (refused from its size before reading)."""
+    """The bytes of a file of at most :data:`MAX_LOG_BYTES` (refused from its size before reading); a
+    gzipped file is decompressed (streamed, stopping past the limit)."""
     check_size(path, name)
     try:
         with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b":
+                from ..io import _gunzip
+
+                fh.seek(0)
+                data = _gunzip(fh, name, text=True)
+                if len(data) > _limit():
+                    raise _too_big(name, len(data), _limit(), what="the decompressed file")
+                return data
+            fh.seek(0)
             return fh.read()
     except IsADirectoryError:
         raise InputError("is a directory, not a file", source=name) from None

@@ -172,6 +172,16 @@ def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
                          fix="pass the folder itself to read_eval_log (it reads every log inside)") from None
     except PermissionError:
         raise InputError("permission denied", source=name, fix="check the file's permissions") from None
+    if head[:2] == b"\x1f\x8b":                     # gzipped JSON or JSONL: its decompressed head
+        import gzip
+        import zlib
+
+        try:
+            with gzip.open(path, "rb") as gz:
+                head = gz.read(HEAD_BYTES)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"corrupt gzip data ({exc})", source=name,
+                             fix="re-download or re-compress the file") from None
     if head[:4] == b"PK\x03\x04" or head[:4] == b"PK\x05\x06":
         import zipfile
 

@@ -26,7 +26,8 @@ def read(path, name: str, c: base.Collector, **_):
         doc = base.parse_json(data, name)
         if isinstance(doc, dict) and "results" in doc and "doc_id" not in doc:
             return _results(doc, name, c)
-    m = _TASK.match(os.path.basename(name))
+    base_name = os.path.basename(name)
+    m = _TASK.match(base_name[:-3] if base_name.endswith(".gz") else base_name)
     task = m.group("task") if m else None
     for line, r in base.iter_jsonl(data, name):
         c.at(f"line {line}")

@@ -18,7 +18,7 @@ from .detect import detect_format, sniff
 __all__ = ["read_eval_log", "select", "log_or_source", "LOG_EXTENSIONS"]
 
 #: The file names a folder read takes as candidate logs (others are listed in the report, not read).
-LOG_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".eval")
+LOG_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".eval", ".json.gz", ".jsonl.gz", ".ndjson.gz")
 
 _MODULES = {"inspect_ai": "inspect_ai", "lm_eval": "lm_eval", "openai_evals": "openai_evals",
             "promptfoo": "promptfoo", "deepeval": "deepeval", "fastchat": "fastchat",
@@ -60,7 +60,8 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
     Parameters
     ----------
     path_or_paths : path, folder, or sequence of paths
-        One log, a folder (every ``.json``, ``.jsonl``, ``.ndjson`` and ``.eval`` file in it: files of
+        One log (JSON and JSONL may be gzipped), a folder (every ``.json``, ``.jsonl``, ``.ndjson`` and
+        ``.eval`` file in it, gzipped or not: files of
         different formats are each read in their own, a file that is no known log gets the fate
         ``unrecognized``), or a list of files.
     format : str
