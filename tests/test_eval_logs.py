@@ -90,14 +90,35 @@ def inspect_scorer_identity_and_fates_test(tmp_path):
 
 
 def inspect_score_edits_are_human_labels_test(tmp_path):
-    edit = [{"value": "I", "answer": "x", "explanation": "wrong",
-             "provenance": {"timestamp": "2026-01-01T00:00:00", "author": "ana", "reason": "misgraded"}}]
-    p = _write(tmp_path / "log.json", json.dumps(inspect_log(["1", "2"], ["C", "C"], history={"2": edit})))
-    f = metaeval.read_eval_log(p)
+    # tests/reference/eval_log_reducers.json "edited_score": a match score "C" edited by Inspect's own
+    # edit_score to "I" (author ana), then confirmed with value UNCHANGED (author ben); Inspect's
+    # recomputed accuracy after the edits is 0.0
+    from pathlib import Path
+
+    ref = json.loads((Path(__file__).resolve().parent / "reference" / "eval_log_reducers.json").read_text())
+    edited = ref["edited_score"]
+    doc = inspect_log(["1", "2"], ["C", "C"], scorer="match")
+    doc["samples"][0]["scores"]["match"] = edited["score"]
+    f = metaeval.read_eval_log(_write(tmp_path / "log.json", json.dumps(doc)))
+    judge = f[f["role"] == "judge"]
+    # the judge row holds the grader's original value (history[0]), final_value the edited one
+    assert judge[["item", "value", "score", "final_value"]].values.tolist() == [["1", "C", 1.0, "I"], ["2", "C", 1.0, "C"]]
     hum = f[f["role"] == "human"]
-    assert hum[["item", "scorer", "value", "score"]].values.tolist() == [["2", "edit:ana", "I", 0.0]]
+    assert hum[["item", "scorer", "value", "score"]].values.tolist() == [["1", "edit:ana", "I", 0.0],
+                                                                          ["1", "edit:ben", "I", 0.0]]
+    # what Inspect's metric uses after the edit: the final value (accuracy 0.0 on that one-sample log)
+    assert base.grade_score(judge["final_value"].iloc[0], base.INSPECT_GRADES) == edited["metrics_after_edit"]["accuracy"]
     note = " ".join(f.attrs["report"].notes)
     assert "not a random sample" in note and "estimate_from_validation" in note
+
+
+def inspect_unscored_nan_test(tmp_path):
+    # Score.unscored(): value NaN (written as the JSON constant NaN), left out of Inspect's metrics
+    doc = inspect_log(["1", "2"], ["C", "C"], scorer="match")
+    doc["samples"][1]["scores"]["match"] = {"value": float("nan"), "reason": "refusal"}
+    f = metaeval.read_eval_log(_write(tmp_path / "log.json", json.dumps(doc)))
+    rep = _accounted(f)
+    assert dict((k[1], v) for k, v in rep.counts.items()) == {"read": 1, "unscored": 1}
 
 
 def inspect_eval_zip_and_journal_only_test(tmp_path):

@@ -5,6 +5,8 @@ Two parts, both computed by inspect_ai itself:
 * ``reducers``: Inspect's ``mean_score``, ``median_score``, ``mode_score``, ``max_score``,
   ``at_least(k)`` and ``pass_at(k)`` applied to fixed lists of per-epoch score values (letter grades
   and numbers), the inputs of ``metaeval.data.logs.reduce_epochs`` in tests/test_eval_logs.py;
+* ``edited_score``: the ``match`` score of ``log_read_sample.json`` after two edits with Inspect's
+  ``edit_score`` (value and ``history`` as a log stores them) and the metrics Inspect recomputes;
 * ``logs``: for each Inspect log of ``../shared/data/eval_logs/inspect_ai`` that has samples, what
   ``inspect_ai.log.read_eval_log`` gives: per sample and epoch, each scorer's value and
   ``value_to_float`` of it, so that the rows of ``metaeval.read_eval_log`` can be compared with them
@@ -27,8 +29,18 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from inspect_ai.log import read_eval_log
-from inspect_ai.scorer import Score, at_least, max_score, mean_score, median_score, mode_score, pass_at, value_to_float
+from inspect_ai.log import ProvenanceData, edit_score, read_eval_log
+from inspect_ai.scorer import (
+    Score,
+    ScoreEdit,
+    at_least,
+    max_score,
+    mean_score,
+    median_score,
+    mode_score,
+    pass_at,
+    value_to_float,
+)
 
 HERE = Path(__file__).resolve().parent
 DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "data" / "eval_logs"
@@ -70,9 +82,19 @@ def main():
         logs[p.name] = [{"id": str(s.id), "epoch": s.epoch, "scorer": name, "value": _plain(sc.value),
                          "float": to_float(sc.value)}
                         for s in log.samples for name, sc in (s.scores or {}).items()]
+    # a score edited twice with Inspect's own edit_score (a reviewer flips the grade, a second confirms it),
+    # as the log then stores it: the value, and the history (original first)
+    log = read_eval_log(str(DATA / "inspect_ai" / "log_read_sample.json"))
+    sid = log.samples[0].id
+    edit_score(log, sid, "match", ScoreEdit(value="I", explanation="wrong",
+                                            provenance=ProvenanceData(author="ana", reason="misgraded")))
+    edit_score(log, sid, "match", ScoreEdit(provenance=ProvenanceData(author="ben", reason="agree")))
+    edited = log.samples[0].scores["match"].model_dump(mode="json")
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
     out = {"generator": "tests/reference/make_reference_inspect_reducers.py",
            "versions": {"inspect_ai": metadata.version("inspect_ai"), "python": platform.python_version()},
-           "reducers": reducers, "logs": logs}
+           "reducers": reducers, "logs": logs,
+           "edited_score": {"score": edited, "metrics_after_edit": metrics}}
     (HERE / "eval_log_reducers.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     print(f"wrote {len(reducers)} reducer cases and {len(logs)} logs")
 

@@ -6,16 +6,25 @@ the number Inspect's ``value_to_float`` makes of it (``C`` = 1, ``P`` = 0.5, ``I
 = 1, no/false = 0, numbers as they are), which is what its ``accuracy()`` and ``stderr()`` average. The
 grader of a model-graded scorer is its ``model`` (or ``grader_model``) parameter, else the evaluated
 model (Inspect's default); a template or rubric (``template``, ``grader_template``, ``instructions``)
-is hashed into the scorer's name. An edit in a score's ``history`` with a ``provenance`` is a human
-label (role ``human``), and the report notes that such labels exist only on the items someone chose.
+is hashed into the scorer's name. A score edited with Inspect's ``edit_score`` keeps its original in
+``history[0]`` (no ``provenance``): the judge row holds that original (``final_value`` the edited value
+Inspect's recomputed metrics use), and each edit with a ``provenance`` is a human row (scorer
+``edit:<author>``; an edit that leaves the value ``UNCHANGED`` confirms it); the report notes that such
+labels exist only on the items someone chose. A sample whose scores are all NaN (``Score.unscored``) is
+``unscored``; a score's ``reason`` (refusal, format violation, grader error ...) is a column.
 """
 
 from __future__ import annotations
+
+import math
 
 from ...core.errors import InputError
 from . import base
 
 FORMAT = "inspect_ai"
+
+#: Inspect's sentinel for a field an edit leaves as it was.
+UNCHANGED = "UNCHANGED"
 
 #: The log format versions this reader knows (2 is the JSON log of 2024–25, 3 adds a message pool).
 VERSIONS = (1, 2, 3)
@@ -181,35 +190,52 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
         if not scores:
             c.fate("unscored")
             continue
+        values = [(sc if isinstance(sc, dict) else {"value": sc}).get("value") for sc in scores.values()]
+        if all(isinstance(v, float) and math.isnan(v) for v in values):
+            c.fate("unscored")                  # Score.unscored(): NaN, left out of metrics and reducers
+            continue
         c.fate("read")
         sid, epoch = s.get("id"), s.get("epoch", 1)
         target = s.get("target")
         for sname, sc in scores.items():
             sc = sc if isinstance(sc, dict) else {"value": sc}
             model, thash = graders.get(sname) or _grader({}, eval_model, sname)
-            value = sc.get("value")
+            history = [h for h in sc.get("history") or [] if isinstance(h, dict)]
+            original = next((h for h in history if not h.get("provenance")), None)
+            final = sc.get("value")
+            # an edited score: the grader's own value is the original entry of its history
+            value = original["value"] if original is not None and original.get("value") != UNCHANGED else final
             parts = value.items() if isinstance(value, dict) else [(None, value)]
             for key, v in parts:
                 label = sname if key is None else f"{sname}/{key}"
+                fv = final.get(key) if isinstance(final, dict) and key is not None else final
                 c.row(ordinal, item=sid, scorer=base.scorer_id(label, model, thash), epoch=epoch,
-                      value=v if not isinstance(v, list) else str(v), score=_float(v), role="judge",
+                      value=_plain(v), score=_float(v), role="judge",
                       model=eval_model, record=where, scorer_name=label, grader_model=model,
                       template_hash=thash, answer=sc.get("answer"), explanation=sc.get("explanation"),
+                      reason=sc.get("reason"), final_value=_plain(fv),
                       target=target if not isinstance(target, list) else "; ".join(map(str, target)),
                       sample_uuid=s.get("uuid"))
-            for h in sc.get("history") or []:
-                prov = h.get("provenance") if isinstance(h, dict) else None
+            running = value
+            for h in history:
+                prov = h.get("provenance")
                 if not prov:
                     continue
                 edits += 1
                 author = prov.get("author") or "unknown"
-                hv = h.get("value")
-                c.row(ordinal, item=sid, scorer=f"edit:{author}", epoch=epoch, value=hv, score=_float(hv),
+                hv = running if h.get("value", UNCHANGED) == UNCHANGED else h.get("value")   # UNCHANGED: confirmed
+                running = hv
+                c.row(ordinal, item=sid, scorer=f"edit:{author}", epoch=epoch, value=_plain(hv), score=_float(hv),
                       role="human", model=eval_model, record=where, scorer_name=sname, grader_model=None,
-                      template_hash=None, answer=h.get("answer"), explanation=prov.get("reason"),
-                      target=None, sample_uuid=s.get("uuid"))
+                      template_hash=None, answer=None if h.get("answer") == UNCHANGED else h.get("answer"),
+                      explanation=prov.get("reason"), reason=None, final_value=_plain(final), target=None,
+                      sample_uuid=s.get("uuid"))
     if edits:
         c.report.note(f"{name}: " + base.NONRANDOM_NOTE.format(what=f"{edits} Inspect score edit(s) in score history"))
+
+
+def _plain(v):
+    return str(v) if isinstance(v, (list, dict)) else v
 
 
 def _float(v) -> float:
