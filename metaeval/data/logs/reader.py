@@ -154,7 +154,7 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
     n_unrec = sum(n for (_, fate), n in report.counts.items() if fate == "unrecognized")
     if n_unrec:
         report.note(f"{n_unrec} file(s) of the folder are no log of a known format (fate unrecognized)")
-    if len({f.attrs["source"] for f in frames}) and len(set(report.formats.values()) - {None}) > 1:
+    if len(set(report.formats.values()) - {None}) > 1:
         report.note("the files are of several formats: " + ", ".join(sorted(set(report.formats.values()) - {None})))
     frame = _concat(frames)
     report.n_rows = len(frame)
