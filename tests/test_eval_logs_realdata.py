@@ -309,6 +309,8 @@ def label_studio_agreement_test():
         agree[task] = 100.0 * sum(a == b for a, b in pairs) / len(pairs)
     assert agree == {"1": 100.0, "2": 100.0} == f.attrs["report"].stored[str(p)]["agreement"]
     assert set(f.loc[f["role"] == "judge", "scorer"]) == {"model:model 0"}
+    # each annotation has a reviewer entry with accepted: false (PROVENANCE §8a)
+    assert f.loc[f["role"] == "human", "review_accepted"].tolist() == [False, False]
     # "annotations per task | 2, 1"
     g = metaeval.read_eval_log(path("label_studio/test_export_yolo_data.json"))
     assert g.groupby("item").size().to_dict() == {"1": 2, "2": 1}

@@ -8,7 +8,8 @@ of labels of its regions joined by ``", "`` (column ``regions`` counts them). Th
 a rating or number holds, else ``labels=`` maps the value (a few binary words — correct/incorrect,
 yes/no, pass/fail, accept/reject — count as 1/0 by default). A cancelled annotation
 (``was_cancelled``) is ``cancelled``; an annotation or prediction with an empty result, and a task with
-neither, ``unscored``.
+neither, ``unscored``. ``review_accepted`` says whether a reviewer accepted the annotation (None: not
+reviewed); ``ground_truth`` marks Label Studio's ground-truth annotations.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def _controls(result: list) -> dict:
             for k, a in out.items()}
 
 
+def _review(entry) -> bool | None:
+    """Whether the annotation's reviews accepted it (None: not reviewed)."""
+    reviews = [r for r in entry.get("reviews") or [] if isinstance(r, dict) and "accepted" in r]
+    return None if not reviews else all(bool(r["accepted"]) for r in reviews)
+
+
 def _who(completed_by) -> str:
     if isinstance(completed_by, dict):
         return str(completed_by.get("email") or completed_by.get("id"))
@@ -106,5 +113,6 @@ def read(path, name: str, c: base.Collector, **_):
                           model=e.get("model_version") if kind == "prediction" else None,
                           record=f"tasks[{ti}].{kind}s[{ei}]", control=control, regions=regions,
                           entry_id=e.get("id"), ground_truth=bool(e.get("ground_truth", False)),
+                          review_accepted=_review(e),
                           prediction_score=e.get("score") if kind == "prediction" else None)
     c.report.stored[name] = {"agreement": agreement} if agreement else {}
