@@ -72,6 +72,8 @@ _LAZY = {
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
     "datasets": "datasets:", "figures": "figures:",
+    # harness logs and annotation-tool exports
+    "read_eval_log": "data.logs.reader",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -147,7 +147,14 @@ def _suggest_columns(exc: InputError, on: str, label: str) -> InputError:
         return exc
     from .data import io as mio
     from .data.inspect import _guess_mapping
+    from .data.logs import LOG_EXTENSIONS, sniff
 
+    try:
+        if str(exc.source).lower().endswith(LOG_EXTENSIONS) and sniff(exc.source, deep=False):  # an eval log
+            return InputError(exc.problem, source=exc.source, line=exc.line, expected=exc.expected,
+                              fix="pass --on item --label score (the columns of metaeval.read_eval_log)")
+    except (InputError, OSError):
+        pass
     try:
         raw, _, _ = mio._read_table(exc.source)
     except (InputError, OSError):

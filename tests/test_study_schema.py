@@ -126,6 +126,6 @@ def schema_covers_every_handler_and_kind_test():
     from metaeval.output import study
 
     assert set(ANALYSIS_TYPES) == set(study._HANDLERS)
-    assert set(DATA_KINDS) == {"pair", "table", "long", "runs", "battles", "qrels", "frame"}
+    assert set(DATA_KINDS) == {"pair", "table", "long", "runs", "battles", "qrels", "frame", "eval_log"}
     assert SCHEMA["analysis"]["type"].meaning.count("`") == 2 * len(ANALYSIS_TYPES)
     assert schema_table("study").splitlines()[2] == '| `title` | `"metaeval report"` | the report\'s title |'

@@ -1265,7 +1265,9 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     ----------
     reference, candidate : DataFrame or path
         Judgment sets: frames from the readers, or paths (qrels files are read with
-        :func:`metaeval.read_qrels`; ``.csv/.tsv/.json/.jsonl/.parquet`` as tables). The DuckDB and
+        :func:`metaeval.read_qrels`; ``.csv/.tsv/.json/.jsonl/.parquet`` as tables; an evaluation-harness
+        log or annotation-tool export, told from its content, with :func:`metaeval.read_eval_log`: pass
+        ``on="item", label="score"``). The DuckDB and
         Spark engines take more forms (globs, folders, relations, Spark DataFrames: see
         :mod:`metaeval.data.engines`).
     on : str or sequence of str
@@ -1347,7 +1349,9 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
     1        1        2.0        2.0  1
     """
     from .engines.plan import check_policies
+    from .logs import log_or_source
 
+    reference, candidate = log_or_source(reference), log_or_source(candidate)  # eval-harness logs → frames
     # one set of argument checks for every engine
     on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label)
     if not isinstance(engine, str) or engine not in _ENGINES:

@@ -190,6 +190,9 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     from ..data import io as mio
     if not os.path.exists(path):
         raise InputError("file not found", source=str(path), fix="check the path")
+    log = _inspect_log(path)
+    if log is not None:
+        return log
     kind = detect_kind(path)
     problems, facts, dist, mapping = [], {}, None, None
     if kind == "qrels":
@@ -297,3 +300,32 @@ def _guess_mapping(raw: pd.DataFrame, label: str | None) -> tuple[list, str | No
     if not keys:
         keys = [c for c in rest if not numeric(c)][:2]
     return keys, label
+
+
+def _inspect_log(path) -> Inspection | None:
+    """An evaluation-harness log or annotation-tool export: its format, graders and the record accounting
+    (None when the file is not one)."""
+    from .logs import LOG_EXTENSIONS, read_eval_log, sniff
+
+    if not str(path).lower().endswith(LOG_EXTENSIONS):
+        return None
+    fmt = sniff(path, deep=False)
+    if fmt is None:
+        return None
+    df = read_eval_log(path)
+    rep = df.attrs["report"]
+    fates = ", ".join(f"{r.fate} {r.count}" for r in rep.to_frame().itertuples()) or "none"
+    facts = {"format": fmt, "records": f"{sum(rep.n_records.values())} ({fates})", "items": df["item"].nunique(),
+             "scorers": ", ".join(map(str, df["scorer"].unique()[:8])) + (" ..." if df["scorer"].nunique() > 8 else ""),
+             "epochs": int(df["epoch"].max()) if len(df) else 0}
+    graders = (rep.facts.get(str(path)) or {}).get("graders")
+    if graders:
+        facts["graders"] = ", ".join(f"{k}: {v}" for k, v in graders.items())
+    roles = df["role"].value_counts()
+    facts["roles"] = ", ".join(f"{k} {v}" for k, v in roles.items()) or "none"
+    stored = {k: v for k, v in rep.stored.get(str(path), {}).items() if isinstance(v, (int, float, str))}
+    if stored:
+        facts["stored by the harness"] = ", ".join(f"{k} = {v}" for k, v in list(stored.items())[:8])
+    dist = df["value"].map(str).value_counts().sort_index() if len(df) else None
+    return Inspection(path=str(path), kind="eval_log", rows=len(df), frame=df, facts=facts, distribution=dist,
+                      problems=list(rep.notes))

@@ -38,7 +38,8 @@ Data kinds: ``pair`` (two files; ``on``, ``label``, ``scale``, policies as for :
 ``reference``/``candidate`` rater names, ``samples = "mean"`` or ``"first"``, ``keep`` metadata
 columns), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
 ``qrels`` (``path``, read with :func:`metaeval.read_qrels`), ``frame`` (``path``: any table, read as
-text).
+text), ``eval_log`` (harness logs and annotation exports read with :func:`metaeval.read_eval_log`:
+``reference``, ``candidate``, ``reference_scorer``, ``candidate_scorer``).
 
 Analysis types: ``agreement``, ``prevalence`` (``prevalence`` or ``prevalence_from = {path, column}``),
 ``ranking`` (``runs``, ``measure``), ``pairwise`` (``reference``/``candidate`` rater names),
@@ -310,8 +311,19 @@ def _load_data(spec: dict, ctx: _Context):
     if kind == "frame":
         df, _, _ = mio._read_table(ctx.path(spec["path"]))
         return df
+    if kind == "eval_log":
+        from ..data.logs import read_eval_log, select
+
+        fmt = spec.get("format", "auto")
+        ref_log = read_eval_log(ctx.path(spec["reference"]), format=fmt)
+        cand_log = read_eval_log(ctx.path(spec["candidate"]), format=fmt) if "candidate" in spec else ref_log
+        on = spec.get("on", ["item"])
+        return align(select(ref_log, spec.get("reference_scorer", "human")),
+                     select(cand_log, spec.get("candidate_scorer", "judge")), on=(on,) if isinstance(on, str) else tuple(on),
+                     label=spec.get("label", "score"), scale=_scale(spec), duplicates=spec.get("duplicates", "error"),
+                     names=tuple(spec.get("names", ("reference", "candidate"))))
     raise InputError(f"unknown data kind {kind!r}", source="<study>",
-                     expected="pair, table, long, runs, battles, qrels or frame")
+                     expected="pair, table, long, runs, battles, qrels, frame or eval_log")
 
 
 # --------------------------------------------------------------------------------------------
@@ -526,7 +538,7 @@ def _an_self_enhancement(a, ctx, rep, key):
 # --------------------------------------------------------------------------------------------
 
 #: Data kinds that give a Paired (a reference and a candidate label per item).
-_PAIRED_KINDS = ("pair", "table", "long")
+_PAIRED_KINDS = ("pair", "table", "long", "eval_log")
 #: ``extra`` entries of corrected_system_scores' estimates shown as columns of the scores table.
 _PPI_EXTRAS = ("lam", "n_labelled", "df", "judge_mean", "labelled_mean")
 #: ``extra`` entries of rogan_gladen_counts' estimates shown as columns of the counts table.
