@@ -84,7 +84,8 @@ class _Bets:
         if self.void:
             return 1.0
         m = self.log_w.max()
-        return float(math.exp(m) * np.exp(self.log_w - m).mean())
+        log_e = m + math.log(np.exp(self.log_w - m).mean())
+        return math.inf if log_e > 709 else math.exp(log_e)
 
     def push(self, x) -> float:
         """Add one outcome; O(1)."""
@@ -124,7 +125,8 @@ class _Bets:
             self.mean[j] = signal.lfilter([wj], [1, -(1 - wj)], x, zi=[(1 - wj) * self.mean[j]])[0][-1]
         self.n += len(x)
         m = path.max(axis=1, keepdims=True)
-        e = np.exp(m[:, 0]) * np.exp(path - m).mean(axis=1)
+        with np.errstate(over="ignore"):  # a wealth beyond 1e308 is an alarm all the same: inf
+            e = np.exp(m[:, 0] + np.log(np.exp(path - m).mean(axis=1)))
         self.max_e = max(self.max_e, float(e.max()))
         return e
 
