@@ -64,7 +64,6 @@ def one_seed(seed, streams, n, prev=0.3, acc=0.8):
     for _ in range(streams):
         h = (rng.random(n) < prev).astype(int)
         j = np.where(rng.random(n) < acc, h, (rng.random(n) < prev).astype(int))
-        nn = np.arange(1, n + 1)
         for st, given, x in (("accuracy", np.ones(n, bool), h == j), ("sensitivity", h == 1, j == 1),
                              ("specificity", h == 0, j == 0)):
             cnt = np.cumsum(given)

@@ -67,8 +67,10 @@ class _Bets:
         self.c, self.side = float(c), side
         self.void = not 0 < c < 1  # the null holds surely (c ≤ 0 for "below", c ≥ 1 for "above")
         self.w = 1 - 0.5 ** (1 / np.asarray(HALF_LIVES))  # EWMA weights
-        self.mean = np.full(len(HALF_LIVES), self.c)
-        self.log_w = np.zeros(len(HALF_LIVES))
+        self._w = [float(v) for v in self.w]
+        # the state is kept in plain floats: one update is a few dozen float operations
+        self._mean = [self.c] * len(HALF_LIVES)
+        self._wealth = [1.0] * len(HALF_LIVES)
         self.cap = MAX_STAKE / max(1 - c if side == "below" else c, 1e-12)
         self.n = 0
         self.max_e = 1.0
@@ -80,22 +82,37 @@ class _Bets:
     def _log_factor(self, lam, x):
         return np.log1p(lam * (self.c - x)) if self.side == "below" else np.log1p(lam * (x - self.c))
 
+    @property
+    def mean(self) -> np.ndarray:
+        return np.asarray(self._mean)
+
+    @property
+    def log_w(self) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(self._wealth))
+
     def e_value(self) -> float:
-        if self.void:
-            return 1.0
-        m = self.log_w.max()
-        log_e = m + math.log(np.exp(self.log_w - m).mean())
-        return math.inf if log_e > 709 else math.exp(log_e)
+        return 1.0 if self.void else sum(self._wealth) / len(self._wealth)
 
     def push(self, x) -> float:
-        """Add one outcome; O(1)."""
+        """Add one outcome: a constant number of float operations, whatever the history."""
         self.n += 1
         if not self.void:
-            x = float(bool(x))
-            self.log_w += self._log_factor(self._stakes(self.mean), x)
-            self.mean += self.w * (x - self.mean)
+            x = 1.0 if x else 0.0
+            c, cap, w, mean, wealth = self.c, self.cap, self._w, self._mean, self._wealth
+            below = self.side == "below"
+            d = (c - x) if below else (x - c)
+            for j in range(len(mean)):
+                m = mean[j]
+                gap = c - m if below else m - c
+                lam = gap / (m * (1 - m) + gap * gap + 1e-12)
+                lam = 0.0 if lam < 0 else (cap if lam > cap else lam)
+                # wealth beyond 1e300 is an alarm long since; capping it keeps the float finite
+                wealth[j] = min(wealth[j] * (1 + lam * d), 1e300)
+                mean[j] = m + w[j] * (x - m)
         e = self.e_value()
-        self.max_e = max(self.max_e, e)
+        if e > self.max_e:
+            self.max_e = e
         return e
 
     def paths(self, x: np.ndarray) -> np.ndarray:
@@ -119,10 +136,10 @@ class _Bets:
             self.n += len(x)
             return np.ones(len(x))
         path = self.log_w + self.paths(x)
-        self.log_w = path[-1].copy()
+        self._wealth = [float(v) for v in np.exp(np.minimum(path[-1], 690.0))]
         # advance the means exactly as push() would
         for j, wj in enumerate(self.w):
-            self.mean[j] = signal.lfilter([wj], [1, -(1 - wj)], x, zi=[(1 - wj) * self.mean[j]])[0][-1]
+            self._mean[j] = float(signal.lfilter([wj], [1, -(1 - wj)], x, zi=[(1 - wj) * self._mean[j]])[0][-1])
         self.n += len(x)
         m = path.max(axis=1, keepdims=True)
         with np.errstate(over="ignore"):  # a wealth beyond 1e308 is an alarm all the same: inf
