@@ -71,6 +71,7 @@ _LAZY = {
     # judges over time: confidence sequences, drift monitor, repeated grading
     "agreement_sequence": "monitoring.sequences", "monitor": "monitoring.drift", "AgreementMonitor": "monitoring.drift",
     "MonitorResult": "monitoring.drift", "plan_anchors": "monitoring.drift",
+    "variance_components": "monitoring.repeats", "grading_noise": "monitoring.repeats", "GradingNoise": "monitoring.repeats",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures

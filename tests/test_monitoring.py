@@ -303,3 +303,105 @@ def test_plan_refuses_a_drop_within_the_tolerance():
         warnings.simplefilter("error")
         out = me.plan_anchors(0.85, 0.3, days=1, n_simulations=100, max_per_day=1)
     assert out["per_day"] in (None, 1)
+
+
+# --- grading noise: variance components, reliability, flips --------------------------------------------
+GSTUDY = Path(__file__).parent / "reference" / "gstudy_lme4.json"
+
+
+def test_variance_components_equal_lme4_reml():
+    # reference: lme4 1.1-31 REML on balanced crossed designs (tests/reference/make_reference_gstudy.R);
+    # in a balanced design the ANOVA estimates are the REML ones when positive. (statsmodels' MixedLM
+    # stops short of the REML optimum on the three-facet design, so lme4 is the reference.)
+    ref = json.loads(GSTUDY.read_text())
+    assert ref["lme4"] == "1.1.31"
+    for case in ref["cases"]:
+        three = "judge" in case
+        df = pd.DataFrame({k: case[k] for k in ("item", "run", "judge", "score") if k in case})
+        vc = me.variance_components(df.sample(frac=1, random_state=0), item="item", run="run",
+                                    judge="judge" if three else None, score="score")
+        ours = dict(zip(vc["component"], vc["variance"]))
+        residual = "item:run:judge" if three else "item:run"
+        for name, value in case["reml"].items():
+            assert ours[residual if name == "Residual" else name] == pytest.approx(value, abs=1e-6, rel=1e-6)
+
+
+def test_variance_components_two_facets_by_hand():
+    # items × runs: σ²_i = (MS_i − MS_e)/n_r, σ²_r = (MS_r − MS_e)/n_i (expected mean squares)
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(12, 3)) + rng.normal(size=(12, 1))
+    df = pd.DataFrame({"item": np.repeat(np.arange(12), 3), "run": np.tile(["a", "b", "c"], 12), "score": y.ravel()})
+    gm = y.mean()
+    ms_i = 3 * ((y.mean(1) - gm) ** 2).sum() / 11
+    ms_r = 12 * ((y.mean(0) - gm) ** 2).sum() / 2
+    resid = y - y.mean(1, keepdims=True) - y.mean(0, keepdims=True) + gm
+    ms_e = (resid ** 2).sum() / 22
+    vc = me.variance_components(df, item="item", run="run", score="score").set_index("component")
+    assert vc.loc["item", "variance"] == pytest.approx((ms_i - ms_e) / 3)
+    assert vc.loc["run", "variance"] == pytest.approx((ms_r - ms_e) / 12)
+    assert vc.loc["item:run", "variance"] == pytest.approx(ms_e)
+    # the residual's interval is the exact chi-square one
+    lo = ms_e * 22 / stats.chi2.ppf(0.975, 22)
+    assert vc.loc["item:run", "ci_low"] == pytest.approx(lo)
+
+
+def test_variance_component_intervals_cover():
+    # coverage of the item and residual intervals in an items × runs design (the full study, with
+    # more designs and seeds, is benchmarks/coverage_repeats.py)
+    rng = np.random.default_rng(5)
+    hit = {"item": 0, "item:run": 0, "run": 0}
+    reps, ni, nr = 300, 40, 4
+    item, run = np.repeat(np.arange(ni), nr), np.tile(np.arange(nr), ni)
+    for _ in range(reps):
+        y = rng.normal(0, 1, ni)[item] + rng.normal(0, 0.5, nr)[run] + rng.normal(0, 0.7, ni * nr)
+        vc = me.variance_components(pd.DataFrame({"item": item, "run": run, "y": y}), item="item", run="run",
+                                    score="y").set_index("component")
+        for c, truth in (("item", 1.0), ("item:run", 0.49), ("run", 0.25)):
+            hit[c] += vc.loc[c, "ci_low"] <= truth <= vc.loc[c, "ci_high"]
+    slack = 3 * np.sqrt(0.05 * 0.95 / reps)
+    for c in hit:
+        assert hit[c] / reps >= 0.95 - slack, (c, hit[c] / reps)
+
+
+def test_grading_noise_reliability_flips_and_repeats():
+    rng = np.random.default_rng(1)
+    item, run = np.repeat(np.arange(400), 5), np.tile(np.arange(5), 400)
+    true = rng.normal(0, 1, 400)
+    y = true[item] + rng.normal(0, 1, 2000)
+    g = me.grading_noise(pd.DataFrame({"i": item, "r": run, "y": y}), item="i", run="r", score="y",
+                         threshold=0.0, human_reliability=0.81)
+    assert g.reliability == pytest.approx(0.5, abs=0.08)  # σ²_i / (σ²_i + σ²_e) = 1 / 2
+    assert g.reliability_mean == pytest.approx(5 * g.reliability / (1 + 4 * g.reliability))
+    assert g.ceiling == pytest.approx(np.sqrt(g.reliability * 0.81))
+    assert g.repeats_needed == me.monitoring.repeats.repeats_for_reliability(g.reliability, 0.8)
+    # flips counted by hand
+    passed = (y >= 0).reshape(400, 5)
+    assert g.flip_rate == pytest.approx(float((passed.any(1) & ~passed.all(1)).mean()))
+    k = passed.sum(1)
+    assert g.pair_flip_rate == pytest.approx(float((2 * k * (5 - k) / 20).mean()))
+    assert g.borderline_flip_rate >= g.flip_rate
+    assert "reliability" in str(g)
+
+
+def test_spearman_brown_and_repeats():
+    from metaeval.monitoring.repeats import repeats_for_reliability, spearman_brown
+
+    assert spearman_brown(0.5, 1) == pytest.approx(0.5)
+    assert spearman_brown(0.5, 3) == pytest.approx(0.75)
+    for rel in (0.2, 0.45, 0.6, 0.79):
+        k = repeats_for_reliability(rel, 0.8)
+        assert spearman_brown(rel, k) >= 0.8 - 1e-12 and (k == 1 or spearman_brown(rel, k - 1) < 0.8)
+    with pytest.raises(me.InputError, match="no number of repeats"):
+        repeats_for_reliability(0.0, 0.8)
+
+
+@pytest.mark.parametrize("frame, kw, match", [
+    (pd.DataFrame({"i": [1, 1, 2], "r": [1, 2, 1], "y": [1, 2, 3]}), {}, "not balanced"),
+    (pd.DataFrame({"i": [1, 1, 2, 2], "r": [1, 1, 1, 2], "y": [1, 2, 3, 4]}), {}, "repeat an"),
+    (pd.DataFrame({"i": [1, 1, 2, 2], "r": [1, 2, 1, 2], "y": [1, "x", 3, 4]}), {}, "not a number"),
+    (pd.DataFrame({"i": [1, 1, 2, 2], "r": [1, 2, 1, 2], "y": [1, 2, 3, 4]}), {"score": "z"}, "'z'"),
+    (pd.DataFrame({"i": [1, 2], "r": [1, 1], "y": [1, 2]}), {}, "at least two"),
+])
+def test_variance_components_bad_input(frame, kw, match):
+    with pytest.raises(me.InputError, match=match):
+        me.variance_components(frame, **{"item": "i", "run": "r", "score": "y", **kw})
