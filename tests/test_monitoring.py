@@ -405,3 +405,59 @@ def test_spearman_brown_and_repeats():
 def test_variance_components_bad_input(frame, kw, match):
     with pytest.raises(me.InputError, match=match):
         me.variance_components(frame, **{"item": "i", "run": "r", "score": "y", **kw})
+
+
+# --- study, command line, figure ------------------------------------------------------------------------
+SAMPLES = Path(__file__).resolve().parents[1] / "data_samples"
+
+
+def test_monitor_study_runs_and_says_judge(tmp_path):
+    # data_samples/monitor_like (make_samples.py, seed 20261202): the judge falls from 0.85 to 0.65 on day 20
+    import json as _json
+
+    me.run_study(SAMPLES / "monitor_study.toml", tmp_path / "rep")
+    results = _json.loads((tmp_path / "rep" / "results.json").read_text())
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "attribution: judge" in text
+    verdict = pd.read_csv(tmp_path / "rep" / "tables" / "drift_monitor.csv")
+    assert bool(verdict["alarm"].iloc[0]) and verdict["attribution"].iloc[0] == "judge"
+    stream = pd.read_csv(SAMPLES / "monitor_like" / "stream.csv")
+    assert stream.loc[verdict["alarm_at"].iloc[0] - 1, "day"] >= 20   # never before the change
+    comps = pd.read_csv(tmp_path / "rep" / "tables" / "repeats_components.csv")
+    assert list(comps["component"]) == ["item", "run", "item:run"]
+    assert (tmp_path / "rep" / "figures" / "drift_monitor.png").exists()
+    assert results
+
+
+def test_monitor_command_line(capsys):
+    from metaeval.cli import main
+
+    d = SAMPLES / "monitor_like"
+    code = main(["monitor", str(d / "baseline.csv"), str(d / "stream.csv"), "--order", "order", "--delta", "0.02",
+                 "--baseline-production", str(d / "baseline_production.csv")])
+    assert code == 0 and "attribution: judge" in capsys.readouterr().out
+    assert main(["monitor", str(d / "baseline.csv"), str(d / "stream.csv"), "--alpha", "2"]) == 2
+    assert "--alpha must be in (0, 1)" in capsys.readouterr().err
+    assert main(["monitor", str(d / "baseline.csv"), str(d / "stream.csv"), "--candidate", "judge"]) == 2
+    assert "no column 'judge'" in capsys.readouterr().err
+
+
+def test_plot_monitor_draws_threshold_and_alarm():
+    from metaeval import figures
+
+    rng = np.random.default_rng(8)
+    h = (rng.random(600) < 0.4).astype(int)
+    base = pd.DataFrame({"reference": h, "candidate": np.where(rng.random(600) < 0.85, h, 1 - h)})
+    stream = _monitor_stream(rng, judge_after=0.6)
+    res = me.monitor(base, stream, delta=0.02)
+    anchors = stream.dropna(subset=["reference"]).reset_index(drop=True)
+    seq = me.agreement_sequence(anchors, every=10)
+    ax = figures.plot_monitor(seq, res)
+    gids = {a.get_gid() for a in ax.lines}
+    assert {"estimate", "threshold", "alarm"} <= gids
+    alarm = next(a for a in ax.lines if a.get_gid() == "alarm")
+    assert alarm.get_xdata()[0] == res.alarm_anchors
+    thr = next(a for a in ax.lines if a.get_gid() == "threshold")
+    assert thr.get_ydata()[0] == pytest.approx(res.threshold)
+    with pytest.raises(me.InputError, match="missing column"):
+        figures.plot_monitor(pd.DataFrame({"n": [1]}))

@@ -312,7 +312,8 @@ class AgreementMonitor:
 
         The baseline bound fails with probability ``alpha/2``; the stream's e-process crosses
         ``1/u`` with probability ``≤ u``; so ``P(p ≤ u) ≤ u`` for every ``u ≥ alpha/2``, and the
-        alarm is raised exactly when ``p ≤ alpha``.
+        alarm is raised exactly when ``p ≤ alpha``. It cannot fall below ``alpha/2``: that share of
+        the false-alarm budget is spent on the baseline's own uncertainty, fixed before the stream.
         """
         return float(min(1.0, self.alpha / 2 + 1 / self._anchor.max_e))
 
@@ -356,6 +357,9 @@ class MonitorResult:
         The judge's agreement on anchors fell by more than ``delta`` (level ``alpha``).
     alarm_at : int or None
         The stream position (1-based, arrival order) of the anchor pair that raised it.
+    alarm_anchors : int or None
+        How many anchor pairs (counted by the statistic: e.g. human positives for sensitivity) had
+        been seen at the alarm.
     p_value : float
         Anytime-valid p-value of ``H0: agreement ≥ baseline − delta`` at the end of the stream.
     production_alarm_at : int or None
@@ -374,6 +378,7 @@ class MonitorResult:
     statistic: str
     alarm: bool
     alarm_at: int | None
+    alarm_anchors: int | None
     p_value: float
     production_alarm_at: int | None
     production_p_value: float
@@ -519,7 +524,8 @@ def monitor(baseline, stream, *, statistic: str = "accuracy", delta: float = 0.0
     history = pd.DataFrame({"position": np.arange(1, n + 1), "anchor": anchor,
                             "n_anchors": np.cumsum(anchor), "e_value": pd.Series(e_anchor).ffill().fillna(1.0),
                             "production_e_value": pd.Series(e_prod).ffill().fillna(1.0 if rate else np.nan)})
-    return MonitorResult(statistic=statistic, alarm=mon.alarm, alarm_at=alarm_at, p_value=mon.p_value,
+    return MonitorResult(statistic=statistic, alarm=mon.alarm, alarm_at=alarm_at, alarm_anchors=mon.alarm_at,
+                         p_value=mon.p_value,
                          production_alarm_at=prod_at, production_p_value=mon.production_p_value,
                          attribution=mon.attribution, threshold=mon.threshold, history=history)
 
