@@ -8,8 +8,11 @@ probability 0.3 and the judge copies it with probability 0.8, else draws its own
 margin. A "false alarm" of an interval procedure is a stream in which the truth falls outside the
 interval at ANY look. Proportions (accuracy, sensitivity, specificity) are checked after every pair
 (the dual check: the truth is in the sequence at n iff the mixture at the truth is below 1/alpha);
-kappa and alpha after every 10th pair. Beside each: the fixed-sample interval of the same statistic
-(Wilson; kappa with the Fleiss–Cohen–Everitt variance), checked at the same looks. Each cell is the
+kappa and alpha after every 50th pair (their own sequence), and after every pair through the union
+bound: the share of streams in which any of their component sequences (observed agreement, margins)
+misses at any pair, an upper bound of their miss rate at every look ("every_pair_bound"; for
+proportions it is the same as cs_any_miss). Beside each: the fixed-sample interval of the same
+statistic (Wilson; kappa with the Fleiss–Cohen–Everitt variance), checked at the same looks. Each cell is the
 mean over seeds of the per-seed rate, with the standard error across seeds.
 
 Part 2 (real data, ../shared/data/llmjudge): anchor pairs are drawn from the 4,423 test pairs with
@@ -60,7 +63,8 @@ def one_seed(seed, streams, n, prev=0.3, acc=0.8):
     truth = {"accuracy": po, "sensitivity": acc + (1 - acc) * prev, "specificity": acc + (1 - acc) * (1 - prev),
              "cohen_kappa": (po - pe) / (1 - pe), "krippendorff_alpha": (po - pe) / (1 - pe)}
     out = {k: [0, 0] for k in truth}
-    looks = np.arange(10, n + 1, 10)
+    bound = {"cohen_kappa": 0, "krippendorff_alpha": 0}
+    looks = np.arange(50, n + 1, 50)
     for _ in range(streams):
         h = (rng.random(n) < prev).astype(int)
         j = np.where(rng.random(n) < acc, h, (rng.random(n) < prev).astype(int))
@@ -72,8 +76,22 @@ def one_seed(seed, streams, n, prev=0.3, acc=0.8):
             out[st][0] += bool(cs_out(s[ok], cnt[ok], truth[st], float(n)).any())
             out[st][1] += bool(wilson_out(s[ok], cnt[ok], truth[st]).any())
         for st in ("cohen_kappa", "krippendorff_alpha"):
-            seq = me.agreement_sequence(h, j, statistic=st, every=10)
+            # direct: the statistic's own sequence, looked at every 50 pairs
+            seq = me.agreement_sequence(h, j, statistic=st, every=50)
             out[st][0] += bool(((seq["ci_low"] > truth[st]) | (seq["ci_high"] < truth[st])).any())
+            # bound, after every pair: the union bound fails only if some component sequence misses
+            nn = np.arange(1, n + 1)
+            if st == "cohen_kappa":
+                comps = [(h == j, po), (h == 1, prev), (j == 1, prev)]
+            else:
+                comps = [(h == j, po), ((h == 1).astype(float) / 2 + (j == 1) / 2, prev)]
+            a = ALPHA / len(comps)
+            miss = False
+            for x, t in comps:
+                with np.errstate(all="ignore"):
+                    lm = _log_mixture(np.full(n, t), np.cumsum(x) / nn, nn, float(n), a)
+                miss |= bool((lm >= np.log(1 / a)).any())
+            bound[st] += miss
         # the fixed-sample kappa interval (FCE variance), checked at the same looks
         tab = np.zeros((len(looks), 2, 2))
         for a in (0, 1):
@@ -84,7 +102,7 @@ def one_seed(seed, streams, n, prev=0.3, acc=0.8):
         fixed_out = (np.abs(res.estimate - truth["cohen_kappa"]) > Z * se).any()
         out["cohen_kappa"][1] += bool(fixed_out)
         out["krippendorff_alpha"][1] += bool(fixed_out)  # same large-sample interval (alpha ≈ Scott's pi ≈ kappa here)
-    return {k: (v[0] / streams, v[1] / streams) for k, v in out.items()}
+    return {k: (v[0] / streams, v[1] / streams, bound.get(k, v[0]) / streams) for k, v in out.items()}
 
 
 def part1(args):
@@ -93,7 +111,9 @@ def part1(args):
     for st in per_seed[0]:
         cs = np.array([r[st][0] for r in per_seed])
         fx = np.array([r[st][1] for r in per_seed])
+        bd = np.array([r[st][2] for r in per_seed])
         rows.append({"statistic": st, "cs_any_miss": cs.mean(), "cs_se": cs.std(ddof=1) / np.sqrt(len(cs)),
+                     "every_pair_bound": bd.mean(), "bound_se": bd.std(ddof=1) / np.sqrt(len(bd)),
                      "fixed_any_miss": fx.mean(), "fixed_se": fx.std(ddof=1) / np.sqrt(len(fx))})
     return pd.DataFrame(rows)
 
