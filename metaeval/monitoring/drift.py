@@ -373,6 +373,17 @@ class MonitorResult:
     history : pandas.DataFrame
         One row per stream item: ``position``, ``anchor`` (bool), ``n_anchors``, ``e_value``
         (anchors), ``production_e_value``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import metaeval as me
+    >>> rng = np.random.default_rng(0)
+    >>> h = rng.integers(0, 2, 400)
+    >>> base = pd.DataFrame({"reference": h, "candidate": np.where(rng.random(400) < 0.9, h, 1 - h)})
+    >>> res = me.monitor(base, base.iloc[:200])          # the stream agrees as well as the baseline
+    >>> res.alarm, res.attribution, list(res.history.columns)[:3]
+    (False, 'none', ['position', 'anchor', 'n_anchors'])
     """
 
     statistic: str

@@ -313,6 +313,17 @@ class GradingNoise:
     borderline_flip_rate : float
         ``flip_rate`` among items whose mean grade is within ``borderline`` of the threshold.
     n_items : int
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import metaeval as me
+    >>> rng = np.random.default_rng(0)
+    >>> item, run = np.repeat(np.arange(100), 3), np.tile(np.arange(3), 100)
+    >>> df = pd.DataFrame({"i": item, "r": run, "y": rng.normal(0, 1, 100)[item] + rng.normal(0, 1, 300)})
+    >>> g = me.grading_noise(df, item="i", run="r", score="y")
+    >>> g.n_items, g.n_runs, 0 < g.reliability < 1
+    (100, 3, True)
     """
 
     components: pd.DataFrame = field(repr=False)
