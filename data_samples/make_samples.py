@@ -47,6 +47,7 @@ SEEDS = {
     "rubric_like": 20240613,
     "battles_like": 20240614,
     "panel_like": 20240615,
+    "monitor_like": 20261202,
 }
 
 # Planted effect sizes (documented in README.md).
@@ -633,6 +634,47 @@ def make_panel_like(rng: np.random.Generator) -> dict[str, pd.DataFrame]:
     return {"labels.csv": _sorted_df(rows, ["query_id", "doc_id", "rater"])}
 
 
+def make_monitor_like(rng: np.random.Generator) -> dict[str, pd.DataFrame]:
+    """A deployed binary judge: baseline pairs, a 30-day stream, and five gradings of 200 items.
+
+    baseline.csv: 500 validation pairs (human, judge) with a judge agreeing 85% of the time.
+    baseline_production.csv: the judge's calls on 1,000 production items before deployment.
+    stream.csv: 30 days; each day 100 anchor items (human and judge label) and 300 production items
+    (judge label only, the human label empty), shuffled within the day. From day 20 on the judge is
+    replaced by one that agrees 65% of the time (anchors and production alike).
+    grades.csv: a rubric judge grading 200 items 5 times each (1-5, item SD 1, run-to-run SD 0.6,
+    a small shift per run).
+    """
+    prev = 0.35
+    h = (rng.random(500) < prev).astype(int)
+    base = pd.DataFrame({"reference": h, "candidate": np.where(rng.random(500) < 0.85, h, 1 - h)})
+    prod0 = pd.DataFrame({"candidate": (rng.random(1000) < prev * 0.85 + (1 - prev) * 0.15).astype(int)})
+    rows = {"day": [], "order": [], "reference": [], "candidate": []}
+    k = 0
+    for day in range(30):
+        acc = 0.85 if day < 20 else 0.65
+        ha = (rng.random(100) < prev).astype(int)
+        ja = np.where(rng.random(100) < acc, ha, 1 - ha)
+        hp = (rng.random(300) < prev).astype(int)
+        jp = np.where(rng.random(300) < acc, hp, 1 - hp)
+        idx = rng.permutation(400)
+        ref = np.r_[ha.astype(str), np.full(300, "")][idx]
+        cand = np.r_[ja, jp][idx]
+        for r, c in zip(ref, cand):
+            k += 1
+            rows["day"].append(day + 1)
+            rows["order"].append(k)
+            rows["reference"].append(str(r))
+            rows["candidate"].append(int(c))
+    item = np.repeat(np.arange(200), 5)
+    run = np.tile(np.arange(1, 6), 200)
+    grade = np.clip(np.round(3 + rng.normal(0, 1, 200)[item] + rng.normal(0, 0.15, 5)[run - 1]
+                             + rng.normal(0, 0.6, 1000)), 1, 5).astype(int)
+    grades = pd.DataFrame({"item": [f"item{i:03d}" for i in item], "run": run, "grade": grade})
+    return {"baseline.csv": base, "baseline_production.csv": prod0, "stream.csv": pd.DataFrame(rows),
+            "grades.csv": grades}
+
+
 # --------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------
@@ -675,13 +717,14 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def make_all() -> dict[str, dict[str, pd.DataFrame]]:
-    """All five sets, each generated from its own fixed seed in :data:`SEEDS`."""
+    """All six sets, each generated from its own fixed seed in :data:`SEEDS`."""
     return {
         "trec_dl_like": make_trec_dl_like(np.random.default_rng(SEEDS["trec_dl_like"])),
         "imageclef_like": make_imageclef_like(np.random.default_rng(SEEDS["imageclef_like"])),
         "rubric_like": make_rubric_like(np.random.default_rng(SEEDS["rubric_like"]), planted=True),
         "battles_like": make_battles_like(np.random.default_rng(SEEDS["battles_like"])),
         "panel_like": make_panel_like(np.random.default_rng(SEEDS["panel_like"])),
+        "monitor_like": make_monitor_like(np.random.default_rng(SEEDS["monitor_like"])),
     }
 
 

@@ -68,6 +68,10 @@ _LAZY = {
     # many judges: juries
     "jury": "panels.jury", "JuryResult": "panels.jury", "select_jury": "panels.jury", "JurySelection": "panels.jury",
     "review_text": "review.text",
+    # judges over time: confidence sequences, drift monitor, repeated grading
+    "agreement_sequence": "monitoring.sequences", "monitor": "monitoring.drift", "AgreementMonitor": "monitoring.drift",
+    "MonitorResult": "monitoring.drift", "plan_anchors": "monitoring.drift",
+    "variance_components": "monitoring.repeats", "grading_noise": "monitoring.repeats", "GradingNoise": "monitoring.repeats",
     # reports
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures

@@ -557,6 +557,56 @@ class _KeysAction(argparse.Action):
         parser.exit(0)
 
 
+def _cmd_monitor(args) -> int:
+    import json
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+
+    from .data.io import _read_table
+    from .monitoring import monitor
+    from .output.study import _labels_column
+
+    def frame(path):
+        df, _, _ = _read_table(Path(path))
+        return df
+
+    if not (0 < args.alpha < 1):
+        raise InputError(f"--alpha must be in (0, 1), got {args.alpha!r}", fix="pass --alpha 0.05")
+    if not (0 <= args.delta < 1):
+        raise InputError(f"--delta must be in [0, 1), got {args.delta!r}", fix="pass --delta 0.02")
+    cols = {"reference": args.reference, "candidate": args.candidate}
+    sides = {}
+    for role, path in (("baseline", args.baseline), ("stream", args.stream)):
+        df = frame(path)
+        missing = [c for c in cols.values() if c not in df.columns and not (role == "stream" and c == args.reference)]
+        if missing:
+            raise InputError(f"{role} file has no column {missing[0]!r} (columns: {', '.join(map(str, df.columns))})",
+                             source=path, fix="name the columns with --reference and --candidate")
+        if role == "stream" and args.order:
+            if args.order not in df.columns:
+                raise InputError(f"the stream has no column {args.order!r}", source=path, fix="pass --order COLUMN")
+            df = df.assign(_o=pd.to_numeric(df[args.order], errors="coerce")).sort_values("_o", kind="stable")
+        sides[role] = pd.DataFrame({k: (_labels_column(df, c) if c in df.columns else np.nan) for k, c in cols.items()})
+    prod = None
+    if args.baseline_production:
+        pf = frame(args.baseline_production)
+        if args.candidate not in pf.columns:
+            raise InputError(f"no column {args.candidate!r}", source=args.baseline_production,
+                             fix="give the judge's labels on baseline production items in the --candidate column")
+        prod = _labels_column(pf, args.candidate).dropna().to_numpy()
+    res = monitor(sides["baseline"], sides["stream"], statistic=args.statistic, delta=args.delta, alpha=args.alpha,
+                  baseline_production=prod)
+    if args.format == "json":
+        out = {k: getattr(res, k) for k in ("statistic", "alarm", "alarm_at", "alarm_anchors", "p_value",
+                                            "production_alarm_at", "production_p_value", "attribution", "threshold")}
+        print(json.dumps({k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}))
+    else:
+        print(res)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``metaeval`` command (agree, inspect, align, report, demo).
 
@@ -642,6 +692,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="if the text says one-tailed, read a t, r or z whose p is consistent only one-tailed as "
                         "one-tailed (statcheck's OneTailedTxt)")
     v.set_defaults(func=_cmd_review)
+
+    m = sub.add_parser("monitor", help="watch a deployed judge: an anytime-valid alarm when its agreement on "
+                       "anchor items falls, and whether the judge or the judged systems moved",
+                       description="Compare a stream of judged items with the validation pairs (metaeval.monitor). "
+                                   "For a report with the monitoring chart, use a study file (analysis type "
+                                   "`monitor`) with `metaeval report`.")
+    m.add_argument("baseline", help="the validation pairs: a table with the human and the judge label of each item")
+    m.add_argument("stream", help="the stream in arrival order: the judge's label on every item, the human label "
+                   "on anchor items (empty elsewhere)")
+    m.add_argument("--reference", default="reference", help="the human label column")
+    m.add_argument("--candidate", default="candidate", help="the judge's label column")
+    m.add_argument("--order", default=None, help="the stream's arrival-order column (default: file order)")
+    m.add_argument("--statistic", default="accuracy", choices=["accuracy", "sensitivity", "specificity", "ppv", "npv"])
+    m.add_argument("--delta", type=float, default=0.0, help="the tolerated fall of the statistic")
+    m.add_argument("--alpha", type=float, default=0.05, help="the probability of any false alarm over the stream")
+    m.add_argument("--baseline-production", default=None,
+                   help="the judge's labels on production items before the change (tells systems from judge)")
+    m.add_argument("--format", default="text", choices=["text", "json"])
+    m.set_defaults(func=_cmd_monitor)
 
     d = sub.add_parser("demo", help="run the bundled study over the sample data and write a report folder")
     d.add_argument("--out", required=True, help="output folder")

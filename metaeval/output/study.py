@@ -1048,12 +1048,91 @@ def _an_jury(a, ctx, rep, key):
     return rows
 
 
+def _labels_column(frame, col):
+    """A text column of a ``frame`` data set as labels: numbers when every non-empty value is one."""
+    v = frame[col].replace("", np.nan)
+    num = pd.to_numeric(v, errors="coerce")
+    return num if num.notna().sum() == v.notna().sum() else v
+
+
+def _an_monitor(a, ctx, rep, key):
+    from ..monitoring import agreement_sequence, monitor
+    from ..output import figures as fg
+
+    stream = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    if "baseline" not in a:
+        raise _fail(ctx, a, key, "a monitor needs a baseline", fix="set baseline = the validation pairs' data set")
+    base = _dataset(ctx, a, key, "baseline", a["baseline"], ("frame",))
+    ref, cand, order = a.get("reference", "reference"), a.get("candidate", "candidate"), a.get("order")
+    _columns(ctx, a, key, stream, f"the data set {a['data']!r}", reference=ref, candidate=cand)
+    _columns(ctx, a, key, base, f"the data set {a['baseline']!r}", reference=ref, candidate=cand)
+    if order is not None:
+        _columns(ctx, a, key, stream, f"the data set {a['data']!r}", order=order)
+        stream = stream.assign(_order=pd.to_numeric(stream[order], errors="coerce").fillna(stream[order]))
+        stream = stream.sort_values("_order", kind="stable")
+    s = pd.DataFrame({"reference": _labels_column(stream, ref), "candidate": _labels_column(stream, cand)})
+    b = pd.DataFrame({"reference": _labels_column(base, ref), "candidate": _labels_column(base, cand)})
+    prod = None
+    if "baseline_production" in a:
+        pf = _dataset(ctx, a, key, "baseline_production", a["baseline_production"], ("frame",))
+        _columns(ctx, a, key, pf, f"the data set {a['baseline_production']!r}", candidate=cand)
+        prod = _labels_column(pf, cand).dropna().to_numpy()
+    statistic = a.get("statistic", "accuracy")
+    delta = _number(ctx, a, key, "delta", a.get("delta", 0.0))
+    alpha = _number(ctx, a, key, "alpha", a.get("alpha", 0.05))
+    res = monitor(b, s, statistic=statistic, delta=delta, alpha=alpha, positive=a.get("positive"),
+                  baseline_production=prod)
+    anchors = s.dropna(subset=["reference"]).reset_index(drop=True)
+    every = _number(ctx, a, key, "every", a.get("every", max(1, len(anchors) // 20)), integer=True)
+    seq = agreement_sequence(anchors, statistic=statistic, every=every, positive=a.get("positive"))
+    fine = agreement_sequence(anchors, statistic=statistic, every=max(1, len(anchors) // 400), positive=a.get("positive"))
+    rep.text(f"{len(s):,} streamed items, {len(anchors):,} of them anchors with a human label; baseline "
+             f"{len(b):,} pairs. {res} (metaeval.monitor: an e-process, at most a {alpha:.0%} chance of any false "
+             "alarm over the whole stream; the sequence below is valid at every look at once).")
+    rep.table(f"{key}_monitor", pd.DataFrame([{
+        "statistic": statistic, "threshold": res.threshold, "alarm": res.alarm, "alarm_at": res.alarm_at,
+        "alarm_anchors": res.alarm_anchors, "p_value": res.p_value, "production_alarm_at": res.production_alarm_at,
+        "production_p_value": res.production_p_value, "attribution": res.attribution}]),
+        "The monitor's verdict (anytime-valid p-values; positions are 1-based in arrival order)")
+    rep.table(f"{key}_sequence", seq[["n", "n_used", "estimate", "ci_low", "ci_high"]],
+              f"The {statistic} of the judge on the anchors with its confidence sequence, every {every} pairs")
+    _, ax = fg.subplots(figsize=(5.2, 3.0))
+    fg.plot_monitor(fine, res, ax=ax, xlabel="anchor pairs streamed")
+    rep.figure(f"{key}_monitor", ax.figure, f"The judge's {statistic} on the anchors with its confidence sequence, "
+                                            "the alarm threshold and the alarm")
+    return res
+
+
+def _an_grading_noise(a, ctx, rep, key):
+    from ..monitoring import grading_noise
+
+    df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    item, run, score = a.get("item", "item"), a.get("run", "run"), a.get("score", "score")
+    _columns(ctx, a, key, df, f"the data set {a['data']!r}", item=item, run=run, score=score)
+    thr = a.get("threshold")
+    g = grading_noise(df, item=item, run=run, score=score,
+                      threshold=None if thr is None else _number(ctx, a, key, "threshold", thr),
+                      target=_number(ctx, a, key, "target", a.get("target", 0.8)),
+                      human_reliability=_number(ctx, a, key, "human_reliability", a.get("human_reliability", 1.0)),
+                      confidence_level=_number(ctx, a, key, "confidence_level", a.get("confidence_level", 0.95)))
+    rep.text(f"{g} (metaeval.grading_noise: variance components of the {g.components.attrs['design']} design).")
+    methods = "; ".join(f"{c}: {m}" for c, m in zip(g.components["component"], g.components["ci_method"]))
+    rep.table(f"{key}_components", g.components[["component", "variance", "share", "ci_low", "ci_high"]],
+              f"Variance components of the repeated grades (ANOVA = REML in a balanced design); intervals: {methods}")
+    rep.table(f"{key}_summary", pd.DataFrame([{
+        "reliability": g.reliability, "reliability_mean": g.reliability_mean, "n_runs": g.n_runs,
+        "repeats_needed": g.repeats_needed, "target": g.target, "ceiling": g.ceiling, "flip_rate": g.flip_rate,
+        "pair_flip_rate": g.pair_flip_rate, "borderline_flip_rate": g.borderline_flip_rate}]),
+        "Reliability of one grading and of their mean, repeats for the target, the ceiling on agreement with humans, flips")
+    return g
+
+
 _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _an_prevalence,
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
              "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
              "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard,
-             "panel": _an_panel, "jury": _an_jury}
+             "panel": _an_panel, "jury": _an_jury, "monitor": _an_monitor, "grading_noise": _an_grading_noise}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None

@@ -58,7 +58,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
     'analysis': {
         'type': _K(STR, '— (required)',
-                '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget`, `leaderboard`, `panel` or `jury`'),
+                '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget`, `leaderboard`, `panel`, `jury`, `monitor` or `grading_noise`'),
         'name': _K(STR, '`NN_TYPE` (`NN` its position: `01`, `02` ...)',
                 'the prefix of its tables and figures, and where its notes are filed: letters, digits, `-`, `_` '
                 'and `.`, not starting with `.`, at most 100 characters, unique ignoring case'),
@@ -476,6 +476,53 @@ SCHEMA: dict[str, dict[str, Key]] = {
                 'also choose the best jury of 1 … `max_judges` members ({func}`metaeval.select_jury`, nested cross-fitting, the first method)'),
         'confidence_level': _K(NUM, '`0.95`',
                 "the intervals' level"),
+    },
+
+    'analysis:monitor': {
+        'data': _K(STR, '— (required)',
+                'a `frame` data set: the stream in arrival order, one row per judged item; the human label '
+                'on anchor items, empty on production items'),
+        'baseline': _K(STR, '— (required)',
+                'a `frame` data set: the validation pairs (human and judge label on the same items)'),
+        'reference': _K(STR, '`"reference"`',
+                'the human label column (in both data sets)'),
+        'candidate': _K(STR, '`"candidate"`',
+                "the judge's label column (in both data sets)"),
+        'order': _K(STR, 'the row order',
+                "the stream's arrival-order column"),
+        'statistic': _K(STR, '`"accuracy"`',
+                'what is monitored: `accuracy`, `sensitivity`, `specificity`, `ppv` or `npv`',
+                ("accuracy", "sensitivity", "specificity", "ppv", "npv")),
+        'delta': _K(NUM, '`0.0`',
+                'the tolerated fall of the statistic'),
+        'alpha': _K(NUM, '`0.05`',
+                'the probability of any false alarm over the whole stream'),
+        'positive': _K(ANY, '`1` for 0/1 labels',
+                'the positive label'),
+        'baseline_production': _K(STR, 'none',
+                "a `frame` data set of the judge's labels on production items before the change "
+                '(its `candidate` column): lets the monitor tell a change of the systems from one of the judge'),
+        'every': _K(INT, 'a look per 1/20 of the anchors',
+                'pairs between two looks of the confidence sequence in the table (the figure looks 400 times)'),
+    },
+
+    'analysis:grading_noise': {
+        'data': _K(STR, '— (required)',
+                'a `frame` data set, long: one row per item and run (repeated gradings of the same items)'),
+        'item': _K(STR, '`"item"`',
+                'the item column'),
+        'run': _K(STR, '`"run"`',
+                'the run (epoch, repeat) column'),
+        'score': _K(STR, '`"score"`',
+                'the grade column (numbers)'),
+        'threshold': _K(NUM, 'none',
+                'a pass mark (grade ≥ threshold passes): gives the flip rates'),
+        'target': _K(NUM, '`0.8`',
+                'the reliability the number of repeats is computed for'),
+        'human_reliability': _K(NUM, '`1.0`',
+                "the human scores' reliability, for the ceiling on agreement"),
+        'confidence_level': _K(NUM, '`0.95`',
+                "the variance components' intervals"),
     },
 
     'analysis:leaderboard': {
