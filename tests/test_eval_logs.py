@@ -168,6 +168,11 @@ def repeats_feed_score_correlation_and_icc_test(tmp_path):
     pingouin = pytest.importorskip("pingouin")
     pg = pingouin.intraclass_corr(f, targets="item", raters="epoch", ratings="score").set_index("Type")
     assert res.estimate == pytest.approx(pg.loc["ICC(A,1)", "ICC"], abs=1e-10)     # ICC2 = ICC(A,1)
+    # grading noise from the same frame: the reliability of one grading is ICC(A,1) (absolute agreement
+    # over items x epochs), and the components are the two-way random ANOVA ones pingouin's ICC uses
+    g = metaeval.grading_noise(f, item="item", run="epoch", score="score")
+    assert g.reliability == pytest.approx(pg.loc["ICC(A,1)", "ICC"], abs=1e-10)
+    assert g.reliability_mean == pytest.approx(pg.loc["ICC(A,k)", "ICC"], abs=1e-10)
 
 
 def promptfoo_human_rating_test(tmp_path):
