@@ -87,7 +87,9 @@ def review_imageclef_test(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["review.html", "review.json", "review.md", "review.tex"]
     # review.json holds exactly what check_claims returns for the file (same seed)
     doc = json.loads((out / "review.json").read_text(encoding="utf-8"))
-    assert doc["claims"] == json.loads(json.dumps(to_records(check_claims(IMAGECLEF))))
+    # (plus what the other formats print: "what follows" with its table and warnings)
+    noted = [{k: v for k, v in r.items() if k not in ("what_follows", "warnings")} for r in doc["claims"]]
+    assert noted == json.loads(json.dumps(to_records(check_claims(IMAGECLEF))))
     assert doc["tests"] == []
     # one Markdown table row per claim, with the header's number of cells
     md = (out / "review.md").read_text(encoding="utf-8").splitlines()
@@ -247,9 +249,15 @@ def review_text_without_results_test(tmp_path, capsys):
     paper.write_text("The judge agreed with humans (kappa 0.6). <script>x</script> $5 100%", encoding="utf-8")
     out = tmp_path / "o"
     assert main(["review", str(paper), "--out", str(out), "--title", "<script>x</script> 100%"]) == 0
-    assert "0 test results found" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "0 test results found" in printed
     md = (out / "review.md").read_text(encoding="utf-8")
-    assert "No result (t, F, r, χ², z or Q" in md and "| #" not in md
+    assert "No result (t, F, r, χ², z or Q" in md and "| # | result as printed" not in md
+    # the κ in the prose is found, and said to be unchecked for want of an n
+    assert "1 claim found in the text: 0 consistent, 0 inconsistent, 0 not supported, 1 not checked" in printed
+    found = json.loads((out / "review.json").read_text(encoding="utf-8"))["found_claims"]
+    assert [(r["kind"], r["reported"], r["verdict"]) for r in found] == [("kappa", 0.6, "not checked")]
+    assert "no number of items (n)" in found[0]["reason"]
     _pdflatex(out / "review.tex")
 
 

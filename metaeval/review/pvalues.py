@@ -49,13 +49,18 @@ def _invisible() -> re.Pattern:
 
     Cf characters lie in planes 0, 1 and 14 only (planes 2–3 hold ideographs, 15–16 private use).
     """
-    chars = []
+    ranges: list[list[int]] = []
     for cp in (*range(0xD800), *range(0xE000, 0x20000), *range(0xE0000, 0xE1000)):
         c = chr(cp)
         cat = unicodedata.category(c)
         if cat == "Cf" or (cat == "Cc" and not c.isspace()):
-            chars.append(c)
-    return re.compile("[" + re.escape("".join(chars)) + "]+")
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    # ranges, not single characters: the character class is then a fast bitmap test
+    cls = "".join(re.escape(chr(a)) + ("" if a == b else "-" + re.escape(chr(b))) for a, b in ranges)
+    return re.compile(f"[{cls}]+")
 
 
 def clean(text: str) -> tuple[str, np.ndarray | None]:
@@ -171,13 +176,8 @@ def matches(x, lo, hi) -> bool:
 
 def decimals(number: str) -> int:
     """Digits printed after the decimal point ("2.20" -> 2, ".5e-3" -> 1, "2" -> 0)."""
-    i = number.find(".")
-    if i < 0:
-        return 0
-    j = i + 1
-    while j < len(number) and number[j].isdigit():
-        j += 1
-    return j - i - 1
+    frac = number.partition(".")[2]
+    return len(frac) - len(frac.lstrip("0123456789"))
 
 
 def statistic_bounds(stat: np.ndarray, dec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
