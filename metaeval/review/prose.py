@@ -58,10 +58,11 @@ _UNITS = (r"judg(?:e)?ments|items|pairs|samples|examples|responses|answers|annot
           r"query-document\s+pairs|runs|systems|models")
 _SYSTEM_UNITS = ("runs", "systems", "models")
 
+_V2 = rf"(?:\s*(?:,\s*(?:and\s+)?|and\s+)(?P<v2>{_M}?(?:\d+\.\d+|\.\d+))(?![\d%.]))?"
 _KAPPA = re.compile(
     r"(?P<who>Cohen['’]?s?|Fleiss['’]?s?|[Ww]eighted|[Qq]uadratic(?:ally)?[- ]weighted|[Ll]inear(?:ly)?[- ]weighted)?"
     r"\s*(?<![A-Za-z])(?:κ|[Kk]appa)(?:\s*\(\s*κ\s*\))?(?![A-Za-z])"
-    rf"(?P<gap>[^.;:!?%\d]{{0,80}}?){_APPROX}{_VAL}(?![\d%])")
+    rf"(?P<gap>[^.;:!?%\d]{{0,80}}?){_APPROX}{_VAL}(?![\d%]){_V2}")
 _ALPHA = re.compile(
     r"Krippendorff['’]?s?\s*(?:α|[Aa]lpha)(?![A-Za-z])"
     rf"(?P<gap>[^.;:!?%\d]{{0,80}}?){_APPROX}{_VAL}(?![\d%])")
@@ -69,7 +70,7 @@ _CORR = re.compile(
     r"(?:(?P<name>Pearson|Spearman|Kendall)['’]?s?(?:\s+(?:rank[- ])?(?:correlation|r|ρ|rho|τ|tau)(?:[_-]?b)?)?"
     r"|(?<![A-Za-z])(?P<sym>ρ|rho|τ|tau|r)(?:[_-]?b)?(?=\s*[=≈<>])"
     r"|(?P<plain>[Cc]orrelation(?:\s+coefficient)?))(?![A-Za-z(])"
-    rf"(?P<gap>[^.;:!?%\d(]{{0,60}}?){_APPROX}{_VAL}(?![\d%])")
+    rf"(?P<gap>[^.;:!?%\d(]{{0,60}}?){_APPROX}{_VAL}(?![\d%]){_V2}")
 _PERCENT = re.compile(rf"{_APPROX}(?P<v>\d+(?:\.\d+)?)\s?%")
 _AGREE_BEFORE = re.compile(r"(?:agreement|accuracy|agree(?:d|s)?|concordance|match(?:es|ed)?)\b[^.;:!?%\d]{0,40}$",
                            re.IGNORECASE)
@@ -158,6 +159,9 @@ def _claims_of(sentence: str) -> list[tuple[int, dict]]:
         if c["kind"] == "kappa" and n is not None:
             c["n"] = n
         found.append((m.start(), c))
+        if m.group("v2") and -1 <= float(_value(m.group("v2"))) <= 1:     # "κ of 0.61 and 0.58"
+            used.append((m.start("v2"), m.end("v2")))
+            found.append((m.start("v2"), {**c, "value": _value(m.group("v2"))}))
 
     for m in _ALPHA.finditer(sentence):
         v = _value(m.group("v"))
@@ -197,6 +201,9 @@ def _claims_of(sentence: str) -> list[tuple[int, dict]]:
             comp = {"≤": "<", "≥": ">"}.get(p.group("comp"), p.group("comp"))
             c["p"] = f"{comp} {p.group('p').replace('−', '-')}"
         found.append((m.start(), c))
+        if m.group("v2") and -1 <= float(_value(m.group("v2"))) <= 1:     # "a Kendall correlation of 0.87 and 0.92"
+            used.append((m.start("v2"), m.end("v2")))
+            found.append((m.start("v2"), {**{k: v for k, v in c.items() if k != "p"}, "value": _value(m.group("v2"))}))
 
     kappas = [c for _, c in found if c["kind"] == "kappa"]
     for m in _PERCENT.finditer(sentence):
@@ -388,6 +395,13 @@ def check_found(found: list[dict], *, confidence_level: float = 0.95, alpha: flo
 
     rows = []
     for i, c in enumerate(found, start=1):
+        claim = {k: v for k, v in c.items() if k not in ("start", "end")}
+        if not c.get("unchecked"):
+            try:
+                row = check_claims([claim], confidence_level=confidence_level, alpha=alpha, n_resamples=n_resamples,
+                                   rng=rng).iloc[0].to_dict()
+            except InputError as exc:                  # numbers the check refuses (n = 0, …): said, not raised
+                c = {**c, "unchecked": f"the check refused the numbers: {exc.problem}"}
         if c.get("unchecked"):
             notes = [c["unchecked"]] + ([c["assumed"]] if c.get("assumed") else []) + c.get("notes", [])
             value = pd.to_numeric(pd.Series([c["value"]]), errors="coerce").iloc[0]
@@ -397,9 +411,6 @@ def check_found(found: list[dict], *, confidence_level: float = 0.95, alpha: flo
                          "p_recomputed": float("nan"), "verdict": UNCHECKED,
                          "reason": "found, not checked: " + "; ".join(notes), "details": {"found": _plain(c)}})
             continue
-        claim = {k: v for k, v in c.items() if k not in ("start", "end")}
-        row = check_claims([claim], confidence_level=confidence_level, alpha=alpha, n_resamples=n_resamples,
-                           rng=rng).iloc[0].to_dict()
         row["claim"] = i
         extra = [c["assumed"]] if c.get("assumed") else []
         if c.get("reference_margins"):
