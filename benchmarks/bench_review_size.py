@@ -9,7 +9,7 @@ written to a temporary file and ``metaeval review FILE --out DIR`` runs in a fre
 package from ``--tree``, default this checkout), timed with the wall clock and measured with the
 child's peak resident memory (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``; each size runs in
 its own ``python`` so the peak is that run's). The exit status and the first error line are printed:
-a text over ``MAX_TEXT_BYTES`` (16 MiB; ``METAEVAL_MAX_TEXT_BYTES``) is refused with exit 2.
+a text over ``MAX_TEXT_BYTES`` (4 MiB; ``METAEVAL_MAX_TEXT_BYTES``) is refused with exit 2.
 """
 
 from __future__ import annotations

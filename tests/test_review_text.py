@@ -394,7 +394,7 @@ def real_minus_after_invisible_character_test():
 def text_size_limit_test(monkeypatch, tmp_path):
     from metaeval.review.text import MAX_TEXT_BYTES, max_text_bytes, read_text
 
-    assert max_text_bytes() == MAX_TEXT_BYTES == 2 ** 24
+    assert max_text_bytes() == MAX_TEXT_BYTES == 2 ** 22
     monkeypatch.setenv("METAEVAL_MAX_TEXT_BYTES", "30")
     assert len(review_text("t(28) = 2.20, p = .04" + " " * 9)) == 1          # 30 bytes: accepted
     with pytest.raises(InputError, match="31 bytes, more than the limit of 30"):

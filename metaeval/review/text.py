@@ -63,11 +63,13 @@ _ONE_TAILED = re.compile(r"one.?sided|one.?tailed|directional", re.IGNORECASE)
 _PLUS = "+\uff0b"
 
 
-#: The largest text :func:`review_text` and :func:`read_text` accept, in bytes of UTF-8 (16 MiB: a
-#: paper is about 0.1 MiB, a proceedings volume a few MiB). Larger texts are refused with an
-#: :class:`~metaeval.InputError` before any work is done. Raise it by assignment or with the
-#: environment variable ``METAEVAL_MAX_TEXT_BYTES`` (bytes).
-MAX_TEXT_BYTES = 2 ** 24
+#: The largest text :func:`review_text`, :func:`read_text` and :func:`metaeval.find_claims` accept, in
+#: bytes of UTF-8 (4 MiB: a paper is about 0.1 MiB, so this is a few dozen papers). Larger texts are
+#: refused with an :class:`~metaeval.InputError` before any work is done. The cost of a text is in
+#: the results it holds: at the limit, a text that is nothing but APA results (82,000 of them) takes
+#: about 750 MB and 2 minutes for ``metaeval review`` on a loaded 2-core machine
+#: (``benchmarks/bench_review_size.py``). Set ``METAEVAL_MAX_TEXT_BYTES`` (bytes) for more.
+MAX_TEXT_BYTES = 2 ** 22
 
 #: Characters per chunk: a text is read a few paragraphs at a time, cut at blank lines (a result
 #: never spans a blank line), so the scan's memory follows the chunk, not the text.
@@ -76,7 +78,7 @@ _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 def max_text_bytes() -> int:
-    """The limit in force: ``METAEVAL_MAX_TEXT_BYTES`` if set, else :data:`MAX_TEXT_BYTES`."""
+    """The limit in force: ``METAEVAL_MAX_TEXT_BYTES`` if set, else :data:`MAX_TEXT_BYTES` (bytes of UTF-8)."""
     env = os.environ.get("METAEVAL_MAX_TEXT_BYTES")
     if env is None or not env.strip():
         return MAX_TEXT_BYTES
@@ -144,6 +146,8 @@ def read_text(path) -> str:
     if p.is_dir():
         raise InputError("is a directory, not a file", source=p, fix="give the paper's text file")
     limit = max_text_bytes()
+    if p.stat().st_size > limit:                  # refused before it is read
+        raise _too_long(p.stat().st_size, limit, p)
     try:
         with open(p, "rb") as fh:
             data = fh.read(limit + 1)             # bounded even where the size on disk says nothing (/proc)
