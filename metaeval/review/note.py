@@ -20,10 +20,10 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .claims import to_records
+from .pvalues import p_text
 
 __all__ = ["write_review", "text_records", "no_nan", "claim_warnings", "FILES", "REVIEW_ENTRIES"]
 
@@ -129,10 +129,6 @@ def _claim_cells(r: dict) -> list[str]:
 # reported tests (review_text)
 # --------------------------------------------------------------------------------------------
 
-def _p_text(v) -> str:
-    return np.format_float_positional(float(v), trim="-")
-
-
 def _assumption(r: dict, alpha: float, one_tailed_in_text: bool) -> str:
     test = r["test"]
     parts = []
@@ -194,7 +190,7 @@ def text_records(frame: pd.DataFrame, *, alpha: float = 0.05, one_tailed_in_text
     recs = to_records(frame)
     for r in recs:
         r["result"] = " ".join(str(r["raw"]).split())
-        r["reported"] = "ns" if r["comparison"] == "ns" else f"p {r['comparison']} {_p_text(r['reported_p'])}"
+        r["reported"] = "ns" if r["comparison"] == "ns" else f"p {r['comparison']} {p_text(r['reported_p'])}"
         r["recomputed"] = "–" if r["computed_p"] is None else f"{r['computed_p']:.4g}"
         r["error_text"] = "yes" if r["error"] else "no"
         if not r["decision_error"]:

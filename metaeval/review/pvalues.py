@@ -35,7 +35,7 @@ import numpy as np
 from ..core.errors import InputError
 from .feasibility import EPS, _number, decimals_of, rounding_interval
 
-__all__ = ["MINUS", "clean", "parse_p", "p_consistent", "fmt_p", "matches", "decimals", "statistic_bounds",
+__all__ = ["MINUS", "clean", "original_position", "parse_p", "p_consistent", "fmt_p", "p_text", "matches", "decimals", "statistic_bounds",
            "is_error", "is_decision_error", "decimals_of", "rounding_interval", "EPS"]
 
 #: The characters read as a minus sign before a number: hyphen-minus, hyphen, non-breaking hyphen,
@@ -156,6 +156,11 @@ def p_consistent(p, p_lo: float, p_hi: float, alpha: float) -> tuple[bool, str]:
     if comp == "<":
         return p_lo < v + EPS, f"p < {v:g}"
     return p_hi > v - EPS, f"p > {v:g}"
+
+
+def p_text(v) -> str:
+    """A p-value printed in full without exponent or trailing zeros (0.03 -> '0.03', 5e-4 -> '0.0005')."""
+    return np.format_float_positional(float(v), trim="-")
 
 
 def fmt_p(p) -> str:
