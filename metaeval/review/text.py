@@ -347,8 +347,9 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     Parameters
     ----------
     text : str
-        The text: a paper, a section, a sentence (as extracted from a PDF or HTML; line breaks and
-        repeated spaces are allowed anywhere inside a result).
+        The text: a paper, a section, a sentence (as extracted from a PDF or HTML; repeated spaces
+        and one line break are allowed anywhere inside a result, a blank line ends it). At most
+        :data:`MAX_TEXT_BYTES` bytes of UTF-8 (``METAEVAL_MAX_TEXT_BYTES``).
     alpha : float, default 0.05
         The significance level the text is assumed to use (statcheck's ``alpha``); also the value
         ``ns`` stands for (``ns`` is read as p > alpha).
@@ -396,7 +397,8 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     Raises
     ------
     metaeval.InputError
-        If ``text`` is not a string, ``alpha`` is not in (0, 1), or a flag is not a bool.
+        If ``text`` is not a string or is longer than the limit, ``alpha`` is not in (0, 1), or a
+        flag is not a bool.
 
     Notes
     -----
@@ -418,11 +420,18 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
       (``t(38) >= 2.25``, ``p <= .05``) are left out; a result must have a comma between the
       statistic and the p (``t(28) = 2.20; p = .03`` is not read), round brackets around the df,
       a lower-case ``t``, ``r``, ``p`` and ``ns``.
+    * **Invisible characters.** Unicode format characters (soft hyphen, zero-width space and
+      joiners, byte-order mark, bidirectional marks) and control characters other than white space
+      are removed before reading, so they are never a sign and never split a number
+      (``F(1, 20) = \u00ad4.5`` is F = 4.5); ``start`` and ``end`` still point into ``text``.
+      A minus is a hyphen-minus, a Unicode hyphen or dash (U+2010–U+2013), U+2212, or, as statcheck
+      reads it, other visible junk between the sign and the number ("%^&2.20").
+    * The text is read a few paragraphs at a time (cut at blank lines), in time linear in its length.
 
     Where this differs from statcheck: a minus followed by a space (``t(553) = − 4.46``) is read
     as a minus (statcheck drops the result); a ``+`` before the value is a plus (statcheck reads
-    any sign as a minus); a z at the very start of the text is read; any number of spaces may
-    stand where statcheck allows at most one; ``χ²`` with a superscript two, ``Chi-square`` and the
+    any sign as a minus); a z at the very start of the text is read; any number of spaces and
+    one line break may stand where statcheck allows at most one space; ``χ²`` with a superscript two, ``Chi-square`` and the
     comparison-sign code points above are read; a chi-square needs a chi-like name (statcheck
     also reads any single character after a space, e.g. ``" T(28) = 2.2, p = .03"``, as one);
     ``QBetween`` and ``QW`` are Qb and Qw (statcheck looks for a lower-case b or w);
