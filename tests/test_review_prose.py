@@ -141,6 +141,7 @@ def issue_examples_test():
     ("Fleiss' kappa was 0.41 across 300 items.", [("fleiss_kappa", "0.41", None, {})]),
     ("Krippendorff's alpha = 0.71 on 120 items.", [("krippendorff_alpha", "0.71", 120, {})]),
     ("Agreement was 82.4% (164/199).", [("accuracy", "0.824", 199, {"count": 164})]),
+    ("The judge reaches an accuracy of 0.770 on 202 items.", [("accuracy", "0.770", 202, {})]),
     ("The judge's ranking matches the official one: τ = 0.920 over 37 runs.",
      [("rank_correlation", "0.920", None, {"systems": 37, "ties": True})]),
     ("Pearson's r = \u22120.42 (n = 60), p < .001.", [("correlation", "-0.42", 60, {"p": "< .001"})]),

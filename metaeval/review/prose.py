@@ -72,6 +72,8 @@ _CORR = re.compile(
     r"|(?<![A-Za-z])(?P<sym>ρ|rho|τ|tau|r)(?:[_-]?b)?(?=\s*[=≈<>])"
     r"|(?P<plain>[Cc]orrelation(?:\s+coefficient)?))(?![A-Za-z(])"
     rf"(?P<gap>[^.;:!?%\d(]{{0,60}}?){_APPROX}{_VAL}(?![\d%]){_V2}")
+_ACC_DECIMAL = re.compile(rf"(?<![A-Za-z])(?:[Aa]ccuracy|[Aa]greement\s+rate|[Pp]ercent(?:age)?\s+agreement)"
+                          rf"\s*(?:of|was|is|=|:|reached|reaches)?\s*{_APPROX}(?P<v>0?\.\d+|1\.0+)(?![\d%])")
 _PERCENT = re.compile(rf"{_APPROX}(?P<v>\d+(?:\.\d+)?)\s?%")
 _AGREE_BEFORE = re.compile(r"(?:agreement|accuracy|agree(?:d|s)?|concordance|match(?:es|ed)?)\b[^.;:!?%\d]{0,40}$",
                            re.IGNORECASE)
@@ -95,7 +97,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[^\sa-z0-9])|\n[^\S\n
 _APA_R = re.compile(r"\br\s*\(\s*\d")
 # a sentence without one of these holds no claim (a quick test before the patterns above)
 # (the lookahead on the first character lets the scan skip most positions at once)
-_HINT = re.compile(r"(?=[κα%ρτKkAaCcPSrt\d])(?:[κα%ρτ]|[Kk]appa|[Aa]lpha|[Cc]orrelat|Pearson|Spearman|Kendall|\brho\b"
+_HINT = re.compile(r"(?=[κα%ρτKkAaCcPpSrt\d])(?:[κα%ρτ]|[Kk]appa|[Aa]lpha|[Aa]ccuracy|[Aa]greement|[Pp]ercent"
+                   r"|[Cc]orrelat|Pearson|Spearman|Kendall|\brho\b"
                    r"|\btau\b|(?<![A-Za-z])r\s*[=≈<>]|\d\s+(?:out\s+)?of\s)")
 
 
@@ -211,6 +214,19 @@ def _claims_of(sentence: str) -> list[tuple[int, dict]]:
             found.append((m.start("v2"), {**{k: v for k, v in c.items() if k != "p"}, "value": _value(m.group("v2"))}))
 
     kappas = [c for _, c in found if c["kind"] == "kappa"]
+    for m in _ACC_DECIMAL.finditer(sentence):                # "an accuracy of 0.77 on 202 items"
+        if not free(m.start("v"), m.end("v")):
+            continue
+        used.append((m.start("v"), m.end("v")))
+        c = {"kind": "accuracy", "value": _value(m.group("v"))}
+        if m.group("approx"):
+            c["approximate"] = m.group("approx")
+        if n is not None and unit not in _SYSTEM_UNITS:
+            c["n"] = n
+        if kappas and "approximate" not in c and "percent_agreement" not in kappas[0] and "agree" in m.group(0).lower():
+            kappas[0]["percent_agreement"] = c["value"]
+            continue
+        found.append((m.start(), c))
     for m in _PERCENT.finditer(sentence):
         if not free(m.start("v"), m.end()):
             continue
