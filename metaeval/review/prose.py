@@ -434,7 +434,7 @@ def check_found(found: list[dict], *, confidence_level: float = 0.95, alpha: flo
                          "statistic": c["kind"], "reported": float(value), "recomputed": float("nan"),
                          "ci_low": float("nan"), "ci_high": float("nan"), "confidence_level": confidence_level,
                          "p_recomputed": float("nan"), "verdict": UNCHECKED,
-                         "reason": "found, not checked: " + "; ".join(notes), "details": {"found": _plain(c)}})
+                         "reason": "; ".join(notes), "details": {"found": _plain(c)}})
             continue
         row["claim"] = i
         extra = [c["assumed"]] if c.get("assumed") else []
