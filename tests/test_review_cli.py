@@ -404,3 +404,4 @@ def review_paper_reports_tests_and_found_claims_test(tmp_path, capsys):
     # κ = 0.60 and p_o = 0.802 on 202 items: the table [[71, 20], [20, 91]] gives them (κ = 0.6000, p_o = 162/202)
     assert "p_o = 0.8020" in doc["found_claims"][0]["reason"]
     assert "## Claims found in the text" in (out / "review.md").read_text(encoding="utf-8")
+    _pdflatex(out / "review.tex")
