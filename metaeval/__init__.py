@@ -78,6 +78,8 @@ _LAZY = {
     "datasets": "datasets:", "figures": "figures:",
     # harness logs and annotation-tool exports
     "read_eval_log": "data.logs.reader",
+    # reviewer mode: judge-validation claims in prose
+    "find_claims": "review.prose",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -267,6 +267,11 @@ def _cmd_review(args) -> int:
     check_out(args.out, entries=REVIEW_ENTRIES, kind="review")     # before anything is read or computed
     _check_resampling(args)
     path = Path(args.claims)
+    from .data.io import check_regular
+    from .review.prose import check_found, find_claims
+    from .review.text import read_text
+
+    check_regular(path)                                # a FIFO or a device: refused before it is opened
     if not path.is_file():
         raise InputError("no such file" if not path.exists() else "not a file", source=path,
                          fix="give a claims file (.toml) or a paper's text (.txt, .md, .tex, .html)")
@@ -274,39 +279,56 @@ def _cmd_review(args) -> int:
     if path.suffix.lower() == ".toml":
         import pandas as pd
 
-        from .review.claims import load_texts
+        from .review.text import load_texts
 
         frame = check_claims(path, n_resamples=args.n_resamples, rng=args.seed)
         texts = load_texts(path)                       # [[text]] entries: passages read with review_text
-        tests = None
+        tests = found = None
         if texts:
             tests = pd.concat([review_text(t, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
                                .assign(source=label) for label, t in texts], ignore_index=True)
+            found = check_found([{**c, "sentence": f"{label}: {c['sentence']}"} for label, t in texts
+                                 for c in find_claims(t)], alpha=args.alpha, n_resamples=args.n_resamples, rng=args.seed)
         paths = write_review(frame if len(frame) or not texts else None, args.out, tests=tests, title=title,
-                             source=str(path), alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+                             source=str(path), alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text,
+                             found=found)
         if len(frame) or not texts:
             counts = frame["verdict"].value_counts()
             print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'}: "
                   + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported")))
-            for r in frame.itertuples(index=False):
-                print(f"  {r.claim}. {r.kind}: {r.verdict}" + (f" ({r.reproduced})" if r.reproduced else ""))
+            _print_claims(frame)
         if tests is not None:
             _print_tests(tests, args.alpha)
+            _print_claims(found, found_in_text=True)
     else:
         if path.suffix.lower() in (".pdf", ".docx", ".doc"):
             raise InputError(f"a {path.suffix} file is not text", source=path,
                              fix=f"convert it to text first (e.g. pdftotext {path.name}) and review the .txt")
-        try:
-            text = path.read_bytes().decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not UTF-8 text (byte {exc.start} cannot be read)", source=path,
-                             fix="save the text as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+        text = read_text(path)                         # bounded (MAX_TEXT_BYTES), UTF-8
         tests = review_text(text, alpha=args.alpha, one_tailed_in_text=args.one_tailed_in_text)
+        found = check_found(find_claims(text), alpha=args.alpha, n_resamples=args.n_resamples, rng=args.seed)
         paths = write_review(None, args.out, tests=tests, title=title, source=str(path), alpha=args.alpha,
-                             one_tailed_in_text=args.one_tailed_in_text)
+                             one_tailed_in_text=args.one_tailed_in_text, found=found)
         _print_tests(tests, args.alpha)
+        _print_claims(found, found_in_text=True)
     print(f"written to {args.out}/: " + ", ".join(p.name for p in paths.values()))
     return 0
+
+
+def _print_claims(frame, *, found_in_text: bool = False) -> None:
+    """The claims' lines that `metaeval review` prints, each with its warnings (the note's, in every format)."""
+    from .review.note import claim_warnings, no_nan
+
+    if found_in_text:
+        counts = frame["verdict"].value_counts()
+        print(f"{len(frame)} claim{'' if len(frame) == 1 else 's'} found in the text: "
+              + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("consistent", "inconsistent", "not supported",
+                                                                     "not checked")))
+    for r in frame.to_dict(orient="records"):
+        print(f"  {r['claim']}. {r['kind']}: {r['verdict']}" + (f" ({r['reproduced']})" if r["reproduced"] else "")
+              + (f": {no_nan(r['reason']).split(';')[0]}" if found_in_text else ""))
+        for w in claim_warnings(r):
+            print(f"     warning: {w}")
 
 
 def _print_tests(tests, alpha) -> None:

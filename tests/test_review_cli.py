@@ -87,7 +87,9 @@ def review_imageclef_test(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["review.html", "review.json", "review.md", "review.tex"]
     # review.json holds exactly what check_claims returns for the file (same seed)
     doc = json.loads((out / "review.json").read_text(encoding="utf-8"))
-    assert doc["claims"] == json.loads(json.dumps(to_records(check_claims(IMAGECLEF))))
+    # (plus what the other formats print: "what follows" with its table and warnings)
+    noted = [{k: v for k, v in r.items() if k not in ("what_follows", "warnings")} for r in doc["claims"]]
+    assert noted == json.loads(json.dumps(to_records(check_claims(IMAGECLEF))))
     assert doc["tests"] == []
     # one Markdown table row per claim, with the header's number of cells
     md = (out / "review.md").read_text(encoding="utf-8").splitlines()
@@ -247,9 +249,15 @@ def review_text_without_results_test(tmp_path, capsys):
     paper.write_text("The judge agreed with humans (kappa 0.6). <script>x</script> $5 100%", encoding="utf-8")
     out = tmp_path / "o"
     assert main(["review", str(paper), "--out", str(out), "--title", "<script>x</script> 100%"]) == 0
-    assert "0 test results found" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "0 test results found" in printed
     md = (out / "review.md").read_text(encoding="utf-8")
-    assert "No result (t, F, r, χ², z or Q" in md and "| #" not in md
+    assert "No result (t, F, r, χ², z or Q" in md and "| # | result as printed" not in md
+    # the κ in the prose is found, and said to be unchecked for want of an n
+    assert "1 claim found in the text: 0 consistent, 0 inconsistent, 0 not supported, 1 not checked" in printed
+    found = json.loads((out / "review.json").read_text(encoding="utf-8"))["found_claims"]
+    assert [(r["kind"], r["reported"], r["verdict"]) for r in found] == [("kappa", 0.6, "not checked")]
+    assert "no number of items (n)" in found[0]["reason"]
     _pdflatex(out / "review.tex")
 
 
@@ -298,3 +306,102 @@ def claims_file_with_text_entries_test(tmp_path, capsys):
         assert main(["review", str(bad), "--out", str(tmp_path / "o3")]) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ the note never reasons from NaN; warnings
+# A κ with n but no margins and a threshold: check_claims has no interval (it needs the margins or the table), its
+# "what follows" rests on the table the feasibility search picked, and the judge-corrected prevalence
+# (Rogan–Gladen) clips at 0 with a warning: the ImageCLEFmed numbers of data_samples/claims/imageclef.toml.
+NAN_CLAIM = ('[[claim]]\nkind = "kappa"\nsentence = "κ = 0.6 on 202 judgments, substantial"\nvalue = "0.6"\nn = 202\n'
+             'above = 0.6\nprevalence = 0.0107\njudge_positives = 5950\njudge_total = 558653\n')
+
+
+def _formats(out: Path) -> dict:
+    return {f: (out / f"review.{f}").read_text(encoding="utf-8") for f in ("md", "html", "tex", "json")}
+
+
+def note_never_reasons_from_nan_and_prints_every_warning_test(tmp_path, capsys):
+    import re
+
+    claims = tmp_path / "c.toml"
+    claims.write_text(NAN_CLAIM, encoding="utf-8")
+    raw = to_records(check_claims(claims))[0]
+    assert "[nan, nan]" in raw["reason"]                      # what check_claims says; the note must not
+    assert raw["details"]["corrected_prevalence"]["estimate"] == 0.0 and raw["details"]["corrected_prevalence"]["warnings"]
+    out = tmp_path / "note"
+    assert main(["review", str(claims), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    texts = _formats(out)
+    doc = json.loads(texts["json"])
+    rec = doc["claims"][0]
+    for fmt, text in texts.items():
+        body = "\n".join(ln for ln in text.splitlines() if "Reviewed:" not in ln and '"source":' not in ln)
+        assert not re.search(r"(?<![A-Za-z])nan(?![A-Za-z])", body, re.IGNORECASE), fmt
+        assert "no interval could be computed" in text, fmt
+        # "what follows" names the table it used and says its margins are assumed: reference 109/93, judge 82/120
+        assert "are assumed, not reported" in text, fmt
+        assert "fell outside" in text and "clipped" in text, fmt            # the Rogan–Gladen warning, every format
+    assert rec["verdict"] == "not supported" and rec["warnings"] == raw["details"]["corrected_prevalence"]["warnings"]
+    t = rec["details"]["feasibility"]["table"]
+    assert f"reference {sum(t[0])}/{sum(t[1])}, judge {t[0][0] + t[1][0]}/{t[0][1] + t[1][1]}" in rec["what_follows"]
+    assert "warning: the corrected prevalence fell outside" in printed        # and on stdout
+    _pdflatex(out / "review.tex")
+
+
+def what_follows_uses_the_given_margins_test(tmp_path):
+    df = check_claims([{"kind": "kappa", "value": "0.60", "n": 202, "margins": [[105, 97], [105, 97]],
+                        "percent_agreement": "0.802", "prevalence": 0.0107}])
+    write_review(df, tmp_path / "o")
+    rec = json.loads((tmp_path / "o" / "review.json").read_text(encoding="utf-8"))["claims"][0]
+    assert "which has the reported margins" in rec["what_follows"] and "assumed" not in rec["what_follows"]
+    t = rec["details"]["feasibility"]["table"]
+    assert [sum(r) for r in t] == [105, 97] and [sum(c) for c in zip(*t)] == [105, 97]
+
+
+def no_nan_test():
+    from metaeval.review.note import no_nan
+
+    assert no_nan("fine [0.1, 0.2]") == "fine [0.1, 0.2]"
+    assert no_nan("κ = nan [nan, nan]") == "κ = not computable (no interval could be computed)"
+    assert no_nan("financial nancy") == "financial nancy"
+
+
+def review_text_file_is_bounded_and_special_files_refused_test(tmp_path, capsys, monkeypatch):
+    import os
+
+    fifo = tmp_path / "paper.txt"
+    os.mkfifo(fifo)
+    assert main(["review", str(fifo), "--out", str(tmp_path / "o1")]) == 2
+    err = capsys.readouterr().err
+    assert "FIFO (named pipe), not a regular file" in err and err.count("\n") == 1
+    claims = tmp_path / "c.toml"
+    claims.write_text('[[text]]\nfile = "paper.txt"\n', encoding="utf-8")    # a FIFO as a [[text]]: the same refusal
+    assert main(["review", str(claims), "--out", str(tmp_path / "o2")]) == 2
+    err = capsys.readouterr().err
+    assert "[[text]] #1: 'paper.txt' is a FIFO (named pipe), not a regular file" in err and err.count("\n") == 1
+    big = tmp_path / "big.txt"
+    big.write_text("t(28) = 2.20, p = .04. " * 10, encoding="utf-8")
+    monkeypatch.setenv("METAEVAL_MAX_TEXT_BYTES", "100")
+    assert main(["review", str(big), "--out", str(tmp_path / "o3")]) == 2
+    err = capsys.readouterr().err
+    assert "the text has 230 bytes, more than the limit of 100" in err and err.count("\n") == 1
+    assert not (tmp_path / "o3").exists()
+
+
+def review_paper_reports_tests_and_found_claims_test(tmp_path, capsys):
+    """`metaeval review paper.txt`: the APA results and the claims in the prose, in one note."""
+    paper = tmp_path / "paper.txt"
+    paper.write_text("Judges agreed with annotators: Cohen's κ = 0.60 with 80.2% raw agreement on 202 items. "
+                     "Longer answers scored higher, t(28) = 2.20, p = .04. "
+                     "We use Cohen's Kappa, achieving a substantial agreement score of 0.6.", encoding="utf-8")
+    out = tmp_path / "o"
+    assert main(["review", str(paper), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 test result found: 0 errors" in printed
+    assert "2 claims found in the text: 1 consistent, 0 inconsistent, 0 not supported, 1 not checked" in printed
+    doc = json.loads((out / "review.json").read_text(encoding="utf-8"))
+    assert [(r["kind"], r["verdict"]) for r in doc["found_claims"]] == [("kappa", "consistent"), ("kappa", "not checked")]
+    # κ = 0.60 and p_o = 0.802 on 202 items: the table [[71, 20], [20, 91]] gives them (κ = 0.6000, p_o = 162/202)
+    assert "p_o = 0.8020" in doc["found_claims"][0]["reason"]
+    assert "## Claims found in the text" in (out / "review.md").read_text(encoding="utf-8")
+    _pdflatex(out / "review.tex")

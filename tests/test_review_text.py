@@ -358,3 +358,99 @@ def long_runs_linear_test():
         t0 = time.perf_counter()
         review_text(text)
         assert time.perf_counter() - t0 < 2.0, text[:20]
+
+
+# ------------------------------------------------------------------ invisible characters, size, chunks
+FORMAT_CHARS = ["\u00ad", "\u200b", "\ufeff", "\u200c", "\u200d", "\u200e", "\u200f", "\u202a", "\u202e", "\u2060",
+                "\u2066", "\u2069", "\u180e", "\U000e0001", "\x01", "\x1b", "\x7f"]
+
+
+@pytest.mark.parametrize("ch", FORMAT_CHARS, ids=[f"U+{ord(c):04X}" for c in FORMAT_CHARS])
+def invisible_character_is_not_a_minus_test(ch):
+    """F(1, 20) = <soft hyphen>4.5 is F = 4.5: a format or control character is removed, never read as a sign."""
+    text = f"as predicted, F(1, 20) = {ch}4.5, p = .05"
+    res = review_text(text)
+    assert len(res) == 1
+    row = res.iloc[0]
+    assert row["statistic"] == 4.5
+    # upper tail of F(1, 20) at 4.5 (scipy): 0.0466, which prints as .05: consistent
+    assert row["computed_p"] == pytest.approx(stats.f.sf(4.5, 1, 20), rel=1e-12)
+    assert not row["error"] and not row["decision_error"]
+    # the position still points into the original text, which holds the invisible character
+    assert text[row["start"]:row["end"]].replace(ch, "") == row["raw"]
+    # anywhere inside the result, the character changes nothing (checked at every position for three of them)
+    for i in range(text.index("F"), len(text) + 1) if ch in "\u00ad\u200b\ufeff" else ():
+        assert review_text(text[:i] + ch + text[i:])[["test", "statistic", "reported_p"]].equals(
+            res[["test", "statistic", "reported_p"]])
+
+
+def real_minus_after_invisible_character_test():
+    # U+2212 then a zero-width space: still a minus (statcheck reads a minus sign)
+    assert review_text("t(28) = \u2212\u200b2.20, p = .04")["statistic"].tolist() == [-2.20]
+    # a hyphen-minus and an en dash as statcheck reads them
+    assert review_text("t(28) = -2.20, p = .04; t(28) = \u2013 2.20, p = .04")["statistic"].tolist() == [-2.2, -2.2]
+
+
+def text_size_limit_test(monkeypatch, tmp_path):
+    from metaeval.review.text import MAX_TEXT_BYTES, max_text_bytes, read_text
+
+    assert max_text_bytes() == MAX_TEXT_BYTES == 2 ** 22
+    monkeypatch.setenv("METAEVAL_MAX_TEXT_BYTES", "30")
+    assert len(review_text("t(28) = 2.20, p = .04" + " " * 9)) == 1          # 30 bytes: accepted
+    with pytest.raises(InputError, match="31 bytes, more than the limit of 30"):
+        review_text("t(28) = 2.20, p = .04" + " " * 10)
+    with pytest.raises(InputError, match="32 bytes"):
+        review_text("é" * 16)                                               # 16 characters, 32 bytes of UTF-8
+    f = tmp_path / "big.txt"
+    f.write_text("x" * 100, encoding="utf-8")
+    with pytest.raises(InputError, match="100 bytes, more than the limit of 30") as e:
+        read_text(f)
+    assert "METAEVAL_MAX_TEXT_BYTES" in str(e.value)
+    for bad in ("abc", "0", "-5"):
+        monkeypatch.setenv("METAEVAL_MAX_TEXT_BYTES", bad)
+        with pytest.raises(InputError, match="METAEVAL_MAX_TEXT_BYTES is not a positive whole number"):
+            review_text("t(28) = 2.20, p = .04")
+
+
+def chunked_reading_finds_what_whole_reading_finds_test(monkeypatch):
+    """Paragraph chunks give the same rows (positions included) as one piece, whatever the chunk size."""
+    import metaeval.review.text as T
+
+    paragraphs = [
+        "t(28) = \u22122.20, p = .03 and F(1,\n 76)\n= 23.95,\n  p <.001", "\u03c7\u00b2(1, N = 226) = 6.90, p < .01",
+        "QBetween(1) = 14.59, p < .001 but z = 2.17, p = .03", "F(1, 20) = \u00ad4.5, p = .05 (soft hyphen)",
+    ] * 3 + ["plain prose without results\n"] * 5
+    text = "\n\n".join(paragraphs) + "\n \n" + "t(28) =\n2.20,\np = .04"
+    whole = review_text(text)
+    assert len(whole) == 3 * 6 + 1
+    for size in (1, 17, 200, 5000):
+        monkeypatch.setattr(T, "CHUNK_CHARS", size)
+        assert list(T.chunks(text))[0][0] == 0 and "".join(p for _, p in T.chunks(text)) == text
+        pd.testing.assert_frame_equal(review_text(text), whole)
+
+
+def one_line_break_but_not_a_blank_line_test():
+    assert len(review_text("t(28) =\n2.20,\n p = .04")) == 1
+    assert len(review_text("t(28) = 2.20,\n\np = .04")) == 0                 # a paragraph ends at a blank line
+    assert len(review_text("t(28) = 2.20,\r\n\r\np = .04")) == 0
+
+
+def read_text_refuses_special_files_test(tmp_path):
+    import os
+
+    from metaeval.review.text import read_text
+
+    fifo = tmp_path / "paper.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="FIFO"):                        # refused before it is opened: no hang
+        read_text(fifo)
+    with pytest.raises(InputError, match="character device"):
+        read_text("/dev/zero")
+    with pytest.raises(InputError, match="no such file"):
+        read_text(tmp_path / "none.txt")
+    with pytest.raises(InputError, match="is a directory"):
+        read_text(tmp_path)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("t(28) = 2.20, p = .04 caf\xe9".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_text(bad)

@@ -93,7 +93,11 @@ from scipy import stats
 
 from ..core import registry
 from ..core.errors import InputError
-from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, kappa_weights, rounding_interval
+from .feasibility import EPS, _number, grim, kappa_feasibility, kappa_weights, rounding_interval
+from .pvalues import fmt_p as _fmt_p
+from .pvalues import matches as _matches
+from .pvalues import p_consistent as _p_consistent
+from .pvalues import parse_p
 
 __all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
 
@@ -275,60 +279,6 @@ def load_texts(path) -> list[tuple[str, str]]:
     return out
 
 
-_P_RE = re.compile(r"^\s*p?\s*(<=|>=|≤|≥|<|>|=)?\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
-
-
-def parse_p(p, *, alpha: float = 0.05) -> tuple[str, float, int | None]:
-    """A reported p-value as (comparison, value, decimals): ``"< .001"`` → ``("<", 0.001, 3)``.
-
-    Parameters
-    ----------
-    p : float or str
-        A number (taken as ``p = value``), or ``"< .001"``, ``"p = .03"``, ``"> .05"``, ``"ns"``.
-    alpha : float
-        What ``"ns"`` means: p > alpha.
-
-    Returns
-    -------
-    (str, float, int or None)
-        The comparison (``"="``, ``"<"``, ``">"``), the value, and its printed decimals.
-
-    Examples
-    --------
-    >>> parse_p("< .001"), parse_p(0.03), parse_p("ns")
-    (('<', 0.001, 3), ('=', 0.03, 2), ('>', 0.05, None))
-    """
-    if isinstance(p, str):
-        s = p.strip().lower().replace("−", "-").replace(" ", "")
-        if s in ("ns", "n.s.", "n.s"):
-            return ">", float(alpha), None
-        m = _P_RE.match(s)
-        if not m:
-            raise InputError(f"cannot read the p-value {p!r}", expected="a number or a string such as '< .001', '= .03', 'ns'")
-        comp = {"<=": "<", "≤": "<", ">=": ">", "≥": ">"}.get(m.group(1) or "=", m.group(1) or "=")
-        return comp, float(m.group(2)), decimals_of(m.group(2))
-    v = _number(p, "p")
-    return "=", v, decimals_of(p)
-
-
-def _p_consistent(p, p_lo: float, p_hi: float, alpha: float) -> tuple[bool, str]:
-    """Whether a reported p can follow from a statistic whose p lies in [p_lo, p_hi] (statcheck's rule)."""
-    comp, v, d = parse_p(p, alpha=alpha)
-    if comp == "=":
-        lo, hi, _ = rounding_interval(v, d)
-        ok = p_hi >= lo - EPS and p_lo <= hi + EPS
-        return ok, f"p = {v:g} needs p in [{lo:.4g}, {hi:.4g}]"
-    if comp == "<":
-        return p_lo < v + EPS, f"p < {v:g}"
-    return p_hi > v - EPS, f"p > {v:g}"
-
-
-def _fmt_p(p) -> str:
-    if p is None:
-        return ""
-    return p if isinstance(p, str) else f"{p:g}"
-
-
 # --------------------------------------------------------------------------------------------
 # rows
 # --------------------------------------------------------------------------------------------
@@ -351,10 +301,6 @@ def _threshold(c: _Claim, ci, what: str) -> tuple[str | None, str]:
     if ci[0] > a:
         return "consistent", f"the interval's lower end {ci[0]:.3f} is above {a:g}"
     return "not supported", f"the interval [{ci[0]:.3f}, {ci[1]:.3f}] does not exclude {what} ≤ {a:g}"
-
-
-def _matches(x, lo, hi) -> bool:
-    return bool(lo - EPS <= x <= hi + EPS)
 
 
 def _ci_check(c: _Claim, candidates: dict) -> str:

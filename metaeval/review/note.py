@@ -20,12 +20,12 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .claims import to_records
+from .pvalues import p_text
 
-__all__ = ["write_review", "text_records", "FILES", "REVIEW_ENTRIES"]
+__all__ = ["write_review", "text_records", "no_nan", "claim_warnings", "FILES", "REVIEW_ENTRIES"]
 
 #: The files :func:`write_review` writes.
 FILES = ("review.md", "review.html", "review.tex", "review.json")
@@ -47,21 +47,87 @@ def _num(x, digits=4) -> str:
     return f"{x:.{digits}f}".rstrip("0").rstrip(".") if isinstance(x, float) else str(x)
 
 
+_NAN_INTERVAL = re.compile(r"the interval \[nan, nan\] does not exclude (.+?) ≤ ([^\s;,]+)")
+_NAN_PAIR = re.compile(r"\[nan, nan\]")
+_NAN = re.compile(r"(?<![A-Za-z])[-+]?nan(?![A-Za-z])", re.IGNORECASE)
+
+
+def no_nan(text: str) -> str:
+    """A note's sentence that never reasons from NaN: what could not be computed is said instead.
+
+    Parameters
+    ----------
+    text : str
+        A reason or a "what follows" sentence of :func:`metaeval.check_claims`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> no_nan("the interval [nan, nan] does not exclude κ ≤ 0.6; assumes …")
+    "no interval could be computed (it needs the confusion table, or both raters' margins), so the claim that κ > 0.6 is not shown; assumes …"
+    """
+    if not text or not _NAN.search(text):
+        return text
+    text = _NAN_INTERVAL.sub(lambda m: "no interval could be computed (it needs the confusion table, or both "
+                                       f"raters' margins), so the claim that {m.group(1)} > {m.group(2)} is not shown", text)
+    text = _NAN_PAIR.sub("(no interval could be computed)", text)
+    return _NAN.sub("not computable", text)
+
+
+def claim_warnings(r: dict) -> list[str]:
+    """Every warning recorded in a claim's details (e.g. a clipped Rogan–Gladen estimate), in order."""
+    out: list[str] = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k == "warnings" and isinstance(v, list):
+                    out.extend(str(w) for w in v if str(w) not in out)
+                else:
+                    walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(r.get("details") or {})
+    return out
+
+
+def _what_follows(r: dict) -> str:
+    """The "what follows" cell: the claim's conclusions, the table they rest on when it was not reported,
+    and every warning."""
+    text = no_nan(r.get("could_conclude") or "")
+    feas = (r.get("details") or {}).get("feasibility")
+    if text and isinstance(feas, dict) and feas.get("table") is not None:
+        t = feas["table"]
+        rows_ = [sum(row) for row in t]
+        cols = [sum(col) for col in zip(*t)]
+        if "stated margins" in str(feas.get("search", "")):
+            text += f" (at the table {t}, which has the reported margins)"
+        else:
+            text += (f" (at the table {t} that the feasibility search found nearest to the reported numbers: its margins "
+                     f"— reference {'/'.join(map(str, rows_))}, judge {'/'.join(map(str, cols))} — are assumed, not "
+                     "reported; give margins = … or table = … to use the paper's)")
+    for w in claim_warnings(r):
+        text += ("; " if text else "") + f"Warning: {w}"
+    return text
+
+
 def _claim_cells(r: dict) -> list[str]:
-    ci = "" if r["ci_low"] is None else f" [{_num(r['ci_low'], 3)}, {_num(r['ci_high'], 3)}]"
+    lo, hi = r["ci_low"], r["ci_high"]
+    ci = "" if lo is None or hi is None else f" [{_num(lo, 3)}, {_num(hi, 3)}]"
     d = (r.get("details") or {}).get("decimals")
     reported = f"{r['reported']:.{d}f}" if isinstance(d, int) and isinstance(r["reported"], float) else _num(r["reported"])
     return [str(r["claim"]), f"{r['sentence'] or r['kind']} ({r['kind']})", reported,
-            _num(r["recomputed"]) + ci, r["verdict"], r["reproduced"] or "–", r["could_conclude"] or "–", r["reason"]]
+            _num(r["recomputed"]) + ci, r["verdict"], r["reproduced"] or "–", _what_follows(r) or "–", no_nan(r["reason"])]
 
 
 # --------------------------------------------------------------------------------------------
 # reported tests (review_text)
 # --------------------------------------------------------------------------------------------
-
-def _p_text(v) -> str:
-    return np.format_float_positional(float(v), trim="-")
-
 
 def _assumption(r: dict, alpha: float, one_tailed_in_text: bool) -> str:
     test = r["test"]
@@ -124,7 +190,7 @@ def text_records(frame: pd.DataFrame, *, alpha: float = 0.05, one_tailed_in_text
     recs = to_records(frame)
     for r in recs:
         r["result"] = " ".join(str(r["raw"]).split())
-        r["reported"] = "ns" if r["comparison"] == "ns" else f"p {r['comparison']} {_p_text(r['reported_p'])}"
+        r["reported"] = "ns" if r["comparison"] == "ns" else f"p {r['comparison']} {p_text(r['reported_p'])}"
         r["recomputed"] = "–" if r["computed_p"] is None else f"{r['computed_p']:.4g}"
         r["error_text"] = "yes" if r["error"] else "no"
         if not r["decision_error"]:
@@ -134,6 +200,17 @@ def text_records(frame: pd.DataFrame, *, alpha: float = 0.05, one_tailed_in_text
         else:
             r["decision_error_text"] = f"yes: significant as recomputed, not as reported (α = {alpha:g})"
         r["assumption"] = _assumption(r, alpha, one_tailed_in_text)
+    return recs
+
+
+def _claim_records(frame: pd.DataFrame) -> list[dict]:
+    """The claims' records as the note writes them: no NaN in the text, the warnings listed."""
+    recs = to_records(frame)
+    for r in recs:
+        r["reason"] = no_nan(r["reason"])
+        r["could_conclude"] = no_nan(r["could_conclude"])
+        r["what_follows"] = _what_follows(r)
+        r["warnings"] = claim_warnings(r)
     return recs
 
 
@@ -151,11 +228,20 @@ def _is_text_frame(frame) -> bool:
 # the three formats: one table function each, for both kinds of rows
 # --------------------------------------------------------------------------------------------
 
-def _sections(claims, tests, alpha):
+def _sections(claims, tests, alpha, found=None):
     """(heading, intro, head, rows, latex columns) of each table of the note."""
     out = []
     if claims is not None:
         out.append(("Claims", "", _CLAIM_HEAD, [_claim_cells(r) for r in claims], _CLAIM_COLS))
+    if found is not None:
+        n_un = sum(r["verdict"] == "not checked" for r in found)
+        intro = ("Judge-validation claims found in the prose (κ, Krippendorff's α, accuracy and percent agreement, "
+                 "correlations, shares of a count) by metaeval.find_claims, each with the sentence it came from, and "
+                 f"checked with metaeval.check_claims where the text gives what the check needs; {n_un} of "
+                 f"{len(found)} could not be checked, and the reason says what is missing.")
+        if not found:
+            intro = "No judge-validation claim (κ, α, accuracy, percent agreement, correlation with its n) was found in the prose."
+        out.append(("Claims found in the text", intro, _CLAIM_HEAD, [_claim_cells(r) for r in found], _CLAIM_COLS))
     if tests is not None:
         intro = (f"APA-style test results found in the text, read and checked as statcheck does: an error is a "
                  f"reported p that no value printing as the statistic gives (the printed statistic stands for "
@@ -222,7 +308,7 @@ def _latex(sections, title, source) -> str:
 
 def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | None = None,
                  title: str = "Reviewer's note", source: str = "", alpha: float = 0.05,
-                 one_tailed_in_text: bool = False) -> dict:
+                 one_tailed_in_text: bool = False, found: pd.DataFrame | None = None) -> dict:
     """Write the reviewer's note of :func:`metaeval.check_claims` and/or :func:`metaeval.review_text` to ``out_dir``.
 
     Parameters
@@ -243,6 +329,9 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
         What was reviewed (the claims file, the text file), printed under the title.
     alpha, one_tailed_in_text : float, bool
         The options ``review_text`` was called with (stated in the tests' assumptions).
+    found : pandas.DataFrame, optional
+        What :func:`metaeval.review.prose.check_found` returned for the claims
+        :func:`metaeval.find_claims` found in the text (a section "Claims found in the text").
 
     Returns
     -------
@@ -259,8 +348,11 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     -----
     ``review.tex`` is a standalone LaTeX document (``pdflatex -halt-on-error review.tex`` compiles it);
     ``review.json`` holds ``title``, ``source``, ``claims`` (the records of
-    :func:`metaeval.review.claims.to_records`) and ``tests`` (those of :func:`text_records`), each an
-    empty list when that part was not reviewed.
+    :func:`metaeval.review.claims.to_records`, plus ``what_follows`` and ``warnings`` as the other
+    formats print them), ``tests`` (those of :func:`text_records`) and ``found_claims`` (as
+    ``claims``), each an empty list when that part was not reviewed. No sentence of the note reasons
+    from a number that could not be computed (:func:`no_nan`), and every warning recorded with a
+    claim (e.g. a Rogan–Gladen estimate clipped to [0, 1]) is printed in every format.
 
     Examples
     --------
@@ -279,13 +371,14 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
         if tests is not None:
             raise ValueError("two review_text frames given: pass the claims first, the text's results as tests=")
         frame, tests = None, frame
-    claims = None if frame is None else to_records(frame)
+    claims = None if frame is None else _claim_records(frame)
     trecs = None if tests is None else text_records(tests, alpha=alpha, one_tailed_in_text=one_tailed_in_text)
-    sections = _sections(claims, trecs, alpha)
+    frecs = None if found is None else _claim_records(found)
+    sections = _sections(claims, trecs, alpha, frecs)
     texts = {"md": _markdown(sections, title, source), "html": _html(sections, title, source),
              "tex": _latex(sections, title, source),
-             "json": json.dumps({"title": title, "source": source, "claims": claims or [], "tests": trecs or []},
-                                ensure_ascii=False, indent=2) + "\n"}
+             "json": json.dumps({"title": title, "source": source, "claims": claims or [], "tests": trecs or [],
+                                 "found_claims": frecs or []}, ensure_ascii=False, indent=2) + "\n"}
     with output_folder(out_dir, entries=REVIEW_ENTRIES, kind="review") as tmp:
         for fmt, text in texts.items():
             with open(tmp / f"review.{fmt}", "w", encoding="utf-8", newline="\n") as fh:

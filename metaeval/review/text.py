@@ -11,13 +11,16 @@ Epskamp, version 1.6.0), read from its source and checked against it on its own 
 
 from __future__ import annotations
 
+import os
 import re
 from numbers import Real
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..core.errors import InputError
+from .pvalues import MINUS, clean, decimals, is_decision_error, is_error, original_position, statistic_bounds
 
 __all__ = ["review_text"]
 
@@ -30,12 +33,12 @@ COLUMNS = ["test", "df1", "df2", "n", "test_comparison", "statistic", "compariso
 _LT, _GT, _EQ = "<\uff1c\ufe64\u2b0d", ">\uff1e\ufe65", "=\uff1d\ufe66\u2afd\u00bc"
 _CANON = {**dict.fromkeys(_LT, "<"), **dict.fromkeys(_GT, ">"), **dict.fromkeys(_EQ, "=")}
 _CMP = f"[{_LT}{_GT}{_EQ}]"
-_S = r"\s*"                                   # any run of spaces: PDFs double them or break lines
+_S = r"[^\S\n]*(?:\n[^\S\n]*)?"              # spaces and at most one line break: PDFs double spaces and break lines
 # Numbers are written so that a string of digits can be split only one way: a scan of a text with a
 # long run of digits or spaces stays linear (statcheck's \d*\.?\d+ reads the same numbers).
 _NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
 _VALUE_NUM = r"(?:\d+(?:,\d+)?(?:\.\d+)?|\.\d+)"     # "2", "2.20", ".20", "2,000.20"
-_HYPHEN = "[-\u2010\u2011\u2012\u2013\u2212]"
+_HYPHEN = f"[{MINUS}]"
 # chi-square: a spelled or Greek chi ("chi2", "Chi-square", "χ²", "X2", "chi_2"), or, as statcheck
 # reads it, any one character other than t r F z Z Q W n D or a space followed by a 2 (a chi lost by
 # the PDF converter: "?2", "B2"; also G2, the likelihood-ratio chi-square).
@@ -57,17 +60,205 @@ _P = (rf"(?:p{_S}(?P<pcomp>{_CMP}){_S}(?P<p>\d?\.\d+(?:[eE]{_HYPHEN}?\d+)?)"
       r"|(?<![a-z])(?P<ns>n\.?s\.?)(?![a-z]))")
 _RESULT = re.compile(f"(?:{_HEAD}){_VALUE}{_P}")
 _ONE_TAILED = re.compile(r"one.?sided|one.?tailed|directional", re.IGNORECASE)
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d)")
 _PLUS = "+\uff0b"
 
 
-def _decimals(number: str) -> int:
-    """Digits printed after the decimal point ("2.20" -> 2, ".5e-3" -> 1, "2" -> 0)."""
-    m = re.search(r"\.(\d+)", number)
-    return len(m.group(1)) if m else 0
+#: The largest text :func:`review_text`, :func:`read_text` and :func:`metaeval.find_claims` accept, in
+#: bytes of UTF-8 (4 MiB: a paper is about 0.1 MiB, so this is a few dozen papers). Larger texts are
+#: refused with an :class:`~metaeval.InputError` before any work is done. The cost of a text is in
+#: the results it holds: at the limit, a text that is nothing but APA results (82,000 of them) takes
+#: about 750 MB and 2 minutes for ``metaeval review`` on a loaded 2-core machine
+#: (``benchmarks/bench_review_size.py``). Set ``METAEVAL_MAX_TEXT_BYTES`` (bytes) for more.
+MAX_TEXT_BYTES = 2 ** 22
+
+#: Characters per chunk: a text is read a few paragraphs at a time, cut at blank lines (a result
+#: never spans a blank line), so the scan's memory follows the chunk, not the text.
+CHUNK_CHARS = 1 << 20
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
-def _parse(text: str) -> list[dict]:
+def max_text_bytes() -> int:
+    """The limit in force: ``METAEVAL_MAX_TEXT_BYTES`` if set, else :data:`MAX_TEXT_BYTES` (bytes of UTF-8)."""
+    env = os.environ.get("METAEVAL_MAX_TEXT_BYTES")
+    if env is None or not env.strip():
+        return MAX_TEXT_BYTES
+    try:
+        limit = int(env)
+    except ValueError:
+        limit = -1
+    if limit <= 0:
+        raise InputError(f"METAEVAL_MAX_TEXT_BYTES is not a positive whole number of bytes: {env!r}",
+                         source="<environment>", fix=f"set METAEVAL_MAX_TEXT_BYTES to a number of bytes, e.g. {MAX_TEXT_BYTES}")
+    return limit
+
+
+def _too_long(size: int, limit: int, source) -> InputError:
+    return InputError(f"the text has {size:,} bytes, more than the limit of {limit:,}", source=source,
+                      expected=f"at most metaeval.review.text.MAX_TEXT_BYTES = {limit:,} bytes of UTF-8 text",
+                      fix="review the paper (or the section) rather than a whole corpus, or raise the limit with the "
+                          "environment variable METAEVAL_MAX_TEXT_BYTES (bytes)")
+
+
+def check_text_size(text: str, source="<text>") -> None:
+    """Refuse a text longer than :func:`max_text_bytes` bytes of UTF-8 (an :class:`~metaeval.InputError`)."""
+    limit = max_text_bytes()
+    if len(text) > limit:
+        raise _too_long(len(text.encode("utf-8", "surrogatepass")) if len(text) < 4 * limit else len(text), limit, source)
+    if 4 * len(text) > limit:
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            raise _too_long(size, limit, source)
+
+
+def read_text(path) -> str:
+    """Read a paper's text file (UTF-8) for :func:`review_text` and :func:`metaeval.find_claims`, bounded.
+
+    Parameters
+    ----------
+    path : str or path
+        A regular file of UTF-8 text (a byte-order mark is dropped).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    metaeval.InputError
+        The path does not exist, is a folder, a device, a FIFO or a socket (refused before it is
+        opened, as every reader of the package does), is larger than :func:`max_text_bytes`, or is
+        not UTF-8.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "paper.txt"
+    >>> _ = p.write_text("t(28) = 2.20, p = .03", encoding="utf-8")
+    >>> read_text(p)
+    't(28) = 2.20, p = .03'
+    """
+    from ..data.io import check_regular
+
+    p = Path(path)
+    check_regular(p, str(p))                      # a FIFO, device or socket: refused, never opened
+    if not p.exists():
+        raise InputError("no such file", source=p, fix="check the path")
+    if p.is_dir():
+        raise InputError("is a directory, not a file", source=p, fix="give the paper's text file")
+    limit = max_text_bytes()
+    if p.stat().st_size > limit:                  # refused before it is read
+        raise _too_long(p.stat().st_size, limit, p)
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read(limit + 1)             # bounded even where the size on disk says nothing (/proc)
+    except PermissionError:
+        raise InputError("permission denied", source=p, fix="check the file's permissions") from None
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", source=p, fix="check the path") from None
+    if len(data) > limit:
+        raise _too_long(max(len(data), p.stat().st_size), limit, p)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start} cannot be read)", source=p,
+                         fix="save the text as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
+def load_texts(path) -> list[tuple[str, str]]:
+    """The ``[[text]]`` entries of a claims file, each read like :func:`read_text` (bounded; special files refused).
+
+    Each entry gives ``file = "paper.txt"`` (UTF-8, relative to the claims file) or ``text = "…"``
+    (the passage itself), and optionally ``label`` (default: the file name, or ``text #i``).
+    ``metaeval review CLAIMS.toml`` checks the claims, the test results of these texts and the claims
+    found in their prose in one note.
+
+    Parameters
+    ----------
+    path : str or path
+        The claims file.
+
+    Returns
+    -------
+    list of (str, str)
+        (label, text) per entry, in the file's order (empty when the file has none).
+
+    Raises
+    ------
+    metaeval.InputError
+        An entry without ``file`` or ``text``, a file that is missing, a folder, a device, a FIFO or
+        a socket, larger than the text limit, or not UTF-8 (the error names the entry).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.toml"
+    >>> _ = path.write_text('[[text]]\\nlabel = "Results"\\ntext = "t(28) = 2.20, p = .03"\\n', encoding="utf-8")
+    >>> load_texts(path)
+    [('Results', 't(28) = 2.20, p = .03')]
+    """
+    from collections.abc import Mapping
+
+    from .claims import _read_toml
+
+    p = Path(path)
+    entries = _read_toml(p).get("text", [])
+    if not isinstance(entries, list):
+        raise InputError("text must be a list of [[text]] tables", source=p, fix='write [[text]] then file = "paper.txt"')
+    out = []
+    for i, e in enumerate(entries, start=1):
+        where = f"[[text]] #{i}"
+        if not isinstance(e, Mapping) or ("file" in e) == ("text" in e):
+            raise InputError(f"{where} needs either file = \"…\" or text = \"…\"", source=p,
+                             fix='write file = "paper.txt" (relative to the claims file) or text = "…"')
+        if "text" in e:
+            if not isinstance(e["text"], str):
+                raise InputError(f"{where}: text must be a string", source=p, text=repr(e["text"])[:80])
+            check_text_size(e["text"], source=f"{p} {where}")
+            out.append((str(e.get("label", f"text #{i}")), e["text"]))
+            continue
+        f = Path(str(e["file"]))
+        f = f if f.is_absolute() else p.resolve().parent / f
+        try:
+            text = read_text(f)
+        except InputError as exc:
+            what = (f"no such file {e['file']!r} (looked for {f})" if exc.problem == "no such file"
+                    else f"{e['file']!r} {exc.problem}")
+            raise InputError(f"{where}: {what}", source=p, expected=exc.expected,
+                             fix=exc.fix or "give the path relative to the claims file") from None
+        out.append((str(e.get("label", f.name)), text))
+    return out
+
+
+def chunks(text: str, size: int | None = None):
+    """(offset, piece) of a text cut at blank lines into pieces of about ``size`` characters.
+
+    A piece ends after a blank line (a line of white space only); a paragraph longer than ``size``
+    stays whole. Nothing the readers of this package look for spans a blank line, so reading piece by
+    piece finds what reading the whole text finds, in linear time and with memory of one piece.
+    """
+    size = size or CHUNK_CHARS
+    start = 0
+    while start < len(text):
+        if len(text) - start <= size:
+            yield start, text[start:]
+            return
+        m = _BLANK_LINE.search(text, start + size)
+        end = len(text) if m is None else m.end()
+        yield start, text[start:end]
+        start = end
+
+
+def _parse(text: str) -> tuple[list[dict], bool]:
+    """The results of a text, piece by piece, and whether it mentions one-tailed tests."""
+    rows, mentions = [], False
+    for offset, piece in chunks(text):
+        clean_piece, shifts = clean(piece)        # invisible characters: never a sign, never inside a number
+        mentions = mentions or bool(_ONE_TAILED.search(clean_piece))
+        rows += _parse_piece(clean_piece, shifts, offset)
+    return rows, mentions
+
+
+def _parse_piece(text: str, shifts, offset: int) -> list[dict]:
     rows = []
     for m in _RESULT.finditer(text):
         g = m.groupdict()
@@ -88,26 +279,31 @@ def _parse(text: str) -> list[dict]:
                 n = float(g["chi_n"].replace(",", ""))
         else:
             test = "z"
-        pre = re.sub(r"\s", "", g["pre"])
+        pre = "".join(g["pre"].split())
         if any(c in _CANON for c in pre):
             continue                              # two comparison signs ("t(38) >= 2.25"): not read
-        value_text = _THOUSANDS.sub("", g["value"])
+        value_text = g["value"].replace(",", "")
         value = float(value_text)
         if pre and pre not in _PLUS:
-            value = -value                        # statcheck: any sign-like junk before the number is a minus
+            value = -value                        # a minus sign, or (as statcheck reads it) a converter's garbage
         if g["ns"]:
             comparison, reported_p, p_dec = "ns", np.nan, 0
         else:
-            p_text = re.sub(_HYPHEN, "-", g["p"])
-            comparison, reported_p, p_dec = _CANON[g["pcomp"]], float(p_text), _decimals(p_text)
+            p_text = g["p"]
+            if not p_text.isascii():
+                p_text = re.sub(_HYPHEN, "-", p_text)
+            comparison, reported_p, p_dec = _CANON[g["pcomp"]], float(p_text), decimals(p_text)
             if reported_p > 1:
                 continue                          # not a p-value
         if test == "r" and abs(value) > 1:
             continue                              # not a correlation (misread)
+        start, end = m.start(), m.end()
+        if shifts is not None:
+            start, end = int(original_position(start, shifts)), int(original_position(end, shifts, end=True))
         rows.append({"test": test, "df1": df1, "df2": df2, "n": n, "test_comparison": _CANON[g["tcomp"]],
-                     "statistic": value, "statistic_decimals": _decimals(value_text), "comparison": comparison,
+                     "statistic": value, "statistic_decimals": decimals(value_text), "comparison": comparison,
                      "reported_p": reported_p, "p_decimals": p_dec,
-                     "raw": m.group(0).strip(), "start": m.start(), "end": m.end()})
+                     "raw": m.group(0).strip(), "start": start + offset, "end": end + offset})
     return rows
 
 
@@ -132,62 +328,6 @@ def _p_values(test: np.ndarray, stat: np.ndarray, df1: np.ndarray, df2: np.ndarr
     return p
 
 
-def _bounds(stat: np.ndarray, decimals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The statistic's rounding interval as printed: (end nearer zero, end farther from zero)."""
-    half = 0.5 / 10.0 ** decimals
-    sign = np.where(stat >= 0, 1.0, -1.0)
-    return stat - sign * half, stat + sign * half
-
-
-# ------------------------------------------------------------------------------------ the checks
-def _is_error(rep, comp, tcomp, p_near, p_far, p_dec, alpha, p_zero_is_error) -> bool:
-    """statcheck's ``error``: the reported p is outside what the printed statistic allows.
-
-    ``p_near`` is the p of the statistic's rounding end nearer zero (the largest p the statistic
-    allows), ``p_far`` that of the end farther from zero (the smallest). An exact p is compared
-    after rounding those ends to the p's own decimals; "ns" counts as p > alpha.
-    """
-    if comp == "ns":
-        rep, comp = alpha, ">"
-    # Python's round of a float rounds its exact binary value to the nearest decimal (as R >= 4.0.0's
-    # round does); numpy's scales by 10**p_dec first, which is not exact and overflows for long p's.
-    p_near, p_far = float(p_near), float(p_far)
-    if p_zero_is_error and rep <= 0:
-        return True
-    if tcomp == "=":
-        if comp == "=":
-            return rep > round(p_near, p_dec) or rep < round(p_far, p_dec)
-        return rep < p_far if comp == "<" else rep > p_near
-    if tcomp == "<":                               # the statistic is below the printed value: p above
-        if comp == "=":
-            return rep < round(p_near, p_dec)
-        return rep < p_near if comp == "<" else False
-    if comp == "=":                                # tcomp ">": p below what the printed value gives
-        return rep > round(p_far, p_dec)
-    return False if comp == "<" else rep > p_far
-
-
-def _is_decision_error(rep, comp, tcomp, computed, alpha, p_equal_alpha_significant) -> bool:
-    """statcheck's ``decision_error``: the reported and the recomputed p fall on either side of alpha.
-
-    With ``p_equal_alpha_significant`` (statcheck's default), p = alpha counts as significant.
-    """
-    if comp == "ns":
-        rep, comp = alpha, ">"
-    a, c = alpha, computed
-    if p_equal_alpha_significant:
-        rules = {("=", "="): (rep <= a and c > a) or (rep > a and c <= a),
-                 ("=", "<"): rep <= a and c > a, ("=", ">"): rep >= a and c <= a,
-                 ("<", "="): rep <= a and c >= a, ("<", "<"): rep <= a and c >= a,
-                 (">", "="): rep > a and c <= a, (">", ">"): rep >= a and c <= a}
-    else:
-        rules = {("=", "="): (rep < a and c >= a) or (rep >= a and c < a),
-                 ("=", "<"): rep <= a and c >= a, ("=", ">"): rep >= a and c < a,
-                 ("<", "="): rep < a and c >= a, ("<", "<"): rep <= a and c >= a,
-                 (">", "="): rep >= a and c <= a, (">", ">"): rep >= a and c <= a}
-    return bool(rules.get((tcomp, comp), False))     # (<, >) and (>, <) can never be wrong
-
-
 def _check_flag(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise InputError(f"{name} must be True or False", text=repr(value), expected="a bool",
@@ -207,8 +347,9 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     Parameters
     ----------
     text : str
-        The text: a paper, a section, a sentence (as extracted from a PDF or HTML; line breaks and
-        repeated spaces are allowed anywhere inside a result).
+        The text: a paper, a section, a sentence (as extracted from a PDF or HTML; repeated spaces
+        and one line break are allowed anywhere inside a result, a blank line ends it). At most
+        :data:`MAX_TEXT_BYTES` bytes of UTF-8 (``METAEVAL_MAX_TEXT_BYTES``).
     alpha : float, default 0.05
         The significance level the text is assumed to use (statcheck's ``alpha``); also the value
         ``ns`` stands for (``ns`` is read as p > alpha).
@@ -256,7 +397,8 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     Raises
     ------
     metaeval.InputError
-        If ``text`` is not a string, ``alpha`` is not in (0, 1), or a flag is not a bool.
+        If ``text`` is not a string or is longer than the limit, ``alpha`` is not in (0, 1), or a
+        flag is not a bool.
 
     Notes
     -----
@@ -278,11 +420,18 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
       (``t(38) >= 2.25``, ``p <= .05``) are left out; a result must have a comma between the
       statistic and the p (``t(28) = 2.20; p = .03`` is not read), round brackets around the df,
       a lower-case ``t``, ``r``, ``p`` and ``ns``.
+    * **Invisible characters.** Unicode format characters (soft hyphen, zero-width space and
+      joiners, byte-order mark, bidirectional marks) and control characters other than white space
+      are removed before reading, so they are never a sign and never split a number
+      (``F(1, 20) = \u00ad4.5`` is F = 4.5); ``start`` and ``end`` still point into ``text``.
+      A minus is a hyphen-minus, a Unicode hyphen or dash (U+2010–U+2013), U+2212, or, as statcheck
+      reads it, other visible junk between the sign and the number ("%^&2.20").
+    * The text is read a few paragraphs at a time (cut at blank lines), in time linear in its length.
 
     Where this differs from statcheck: a minus followed by a space (``t(553) = − 4.46``) is read
     as a minus (statcheck drops the result); a ``+`` before the value is a plus (statcheck reads
-    any sign as a minus); a z at the very start of the text is read; any number of spaces may
-    stand where statcheck allows at most one; ``χ²`` with a superscript two, ``Chi-square`` and the
+    any sign as a minus); a z at the very start of the text is read; any number of spaces and
+    one line break may stand where statcheck allows at most one space; ``χ²`` with a superscript two, ``Chi-square`` and the
     comparison-sign code points above are read; a chi-square needs a chi-like name (statcheck
     also reads any single character after a space, e.g. ``" T(28) = 2.2, p = .03"``, as one);
     ``QBetween`` and ``QW`` are Qb and Qw (statcheck looks for a lower-case b or w);
@@ -330,15 +479,15 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
     p_equal_alpha_significant = _check_flag(p_equal_alpha_significant, "p_equal_alpha_significant")
     p_zero_is_error = _check_flag(p_zero_is_error, "p_zero_is_error")
 
-    rows = _parse(text)
+    check_text_size(text)
+    rows, mentions = _parse(text)
     if not rows:
         return pd.DataFrame({c: pd.Series(dtype=_DTYPES.get(c, "float64")) for c in COLUMNS})
     frame = pd.DataFrame(rows)
-    mentions = bool(_ONE_TAILED.search(text))
     test = frame["test"].to_numpy(dtype=object)
     stat = frame["statistic"].to_numpy(dtype=float)
     df1, df2 = frame["df1"].to_numpy(dtype=float), frame["df2"].to_numpy(dtype=float)
-    near, far = _bounds(stat, frame["statistic_decimals"].to_numpy(dtype=float))
+    near, far = statistic_bounds(stat, frame["statistic_decimals"].to_numpy(dtype=float))
 
     def checked(two_tailed: bool):
         computed = _p_values(test, stat, df1, df2, two_tailed)
@@ -346,10 +495,10 @@ def review_text(text: str, *, alpha: float = 0.05, one_tailed: bool = False, one
         p_far = _p_values(test, far, df1, df2, two_tailed)
         err, dec = [], []
         for i, row in enumerate(rows):
-            e = _is_error(row["reported_p"], row["comparison"], row["test_comparison"], p_near[i], p_far[i],
+            e = is_error(row["reported_p"], row["comparison"], row["test_comparison"], p_near[i], p_far[i],
                           row["p_decimals"], alpha, p_zero_is_error)
             err.append(bool(e))
-            dec.append(bool(e) and _is_decision_error(row["reported_p"], row["comparison"], row["test_comparison"],
+            dec.append(bool(e) and is_decision_error(row["reported_p"], row["comparison"], row["test_comparison"],
                                                       computed[i], alpha, p_equal_alpha_significant))
         return computed, np.array(err), np.array(dec)
 
