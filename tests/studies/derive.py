@@ -132,6 +132,58 @@ def llmjudge_long(data: Path) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def _llmjudge_binary(data: Path, judge: str) -> pd.Series:
+    """The judge's binary labels (label at least 2, the track's binary relevance) on the human test pairs."""
+    def qrels(p):
+        return pd.read_csv(p, sep=r"\s+", header=None, names=["query_id", "q0", "doc_id", "label"],
+                           dtype={"query_id": str, "doc_id": str}).set_index(["query_id", "doc_id"])["label"]
+    human = qrels(data / "llmjudge" / "human_qrels" / "llmjudge_test_qrel_idx.txt")
+    lab = human if judge == "human" else qrels(data / "llmjudge" / "llm_judgments" / f"{judge}.txt").reindex(human.index)
+    return (lab >= 2).astype(int)
+
+
+def llmjudge_monitoring(data: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """LLMJudge as a deployed judge: the 4,423 test pairs in a seeded random order (seed 20261202).
+
+    baseline: the first 500 pairs, ``reference`` (NIST, binary) and ``candidate`` (willia-umbrela1);
+    baseline_production: the judge's labels on the next 1,000 pairs; stream: the remaining 2,923
+    pairs in order (column ``order``), every fourth an anchor with its human label (the others with
+    an empty one), judged by willia-umbrela1 for the first half and by TREMA-other (the submission
+    with the lowest binary agreement) for the second: rows are selected and relabelled, nothing is
+    computed."""
+    import numpy as np
+
+    h = _llmjudge_binary(data, "human")
+    strong, weak = _llmjudge_binary(data, "willia-umbrela1"), _llmjudge_binary(data, "TREMA-other")
+    order = np.random.default_rng(20261202).permutation(len(h))
+    base, prod, rest = order[:500], order[500:1500], order[1500:]
+    baseline = pd.DataFrame({"reference": h.iloc[base].to_numpy(), "candidate": strong.iloc[base].to_numpy()})
+    production = pd.DataFrame({"candidate": strong.iloc[prod].to_numpy()})
+    half = len(rest) // 2
+    judge = np.r_[strong.iloc[rest[:half]].to_numpy(), weak.iloc[rest[half:]].to_numpy()]
+    anchor = np.arange(len(rest)) % 4 == 0
+    stream = pd.DataFrame({"order": np.arange(1, len(rest) + 1),
+                           "reference": pd.Series(h.iloc[rest].to_numpy()).where(anchor).astype("Int64"),
+                           "candidate": judge})
+    return baseline, production, stream
+
+
+def llmbar_repeats(data: Path, evaluator: str = "Falcon", strategy: str = "Swap") -> pd.DataFrame:
+    """LLMBar's repeated samples: ``item, run, score`` for one evaluator and strategy, the items
+    (``subset#instance#swap``) sampled twice; ``score`` is 1 when the judge picked output 1 (its
+    ``winner``), a row per sample (``run`` = ``sample_idx``); parse failures and items without both
+    samples left out."""
+    with gzip.open(data / "llmbar" / "judge_predictions.tsv.gz", "rt", encoding="utf-8") as fh:
+        p = pd.read_csv(fh, sep="\t", dtype=str)
+    p = p[(p["evaluator"] == evaluator) & (p["strategy"] == strategy) & p["winner"].isin(["1", "2"])
+          & p["sample_idx"].isin(["0", "1"])]
+    p = p.assign(item=p["subset"] + "#" + p["instance_idx"] + "#" + p["swap"])
+    both = p.groupby("item")["sample_idx"].transform("nunique") == 2
+    p = p[both].drop_duplicates(["item", "sample_idx"])
+    return pd.DataFrame({"item": p["item"], "run": p["sample_idx"].astype(int) + 1,
+                         "score": (p["winner"] == "1").astype(int)}).sort_values(["item", "run"])
+
+
 def derive(name: str, data: Path, target: Path) -> Path:
     """Write the derived table ``name`` (``derived/NAME``) from ``data`` to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +197,11 @@ def derive(name: str, data: Path, target: Path) -> Path:
         df = llmjudge_long(data)
     elif name == "llmbar_battles.csv":
         df = llmbar_battles(data)
+    elif name in ("llmjudge_baseline.csv", "llmjudge_baseline_production.csv", "llmjudge_stream.csv"):
+        df = llmjudge_monitoring(data)[("llmjudge_baseline.csv", "llmjudge_baseline_production.csv",
+                                        "llmjudge_stream.csv").index(name)]
+    elif name == "llmbar_repeats.csv":
+        df = llmbar_repeats(data)
     elif name in ("dl21_binary_validation.csv", "dl21_binary_judge.csv"):
         df = dl21_binary(data)[0 if name == "dl21_binary_validation.csv" else 1]
     else:
