@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError, interface
+from ..core.errors import InputError, MetaevalWarning, interface
 from ..output.report import Report, progress
 from .escape import mpl_text
 from .study_schema import study_scale, validate_study
@@ -494,10 +494,13 @@ def _an_length_bias(a, ctx, rep, key):
                       n_resamples=ctx.n_resamples, rng=ctx.seed)
     _table(rep, f"{key}_length_bias", res, "Length bias of the judge beyond the reference label",
            units=f"{a['cluster']} clusters" if a.get("cluster") else None)
+    ref_name, cand_name = (str(n) for n in paired.names)
     long = length_by_label(d, reference="human", candidate="judge", length=length)
+    long["rater"] = long["rater"].map({"reference": ref_name, "candidate": cand_name})
     fig, ax = fg.subplots(figsize=(7, 4))
-    fg.plot_length_by_label(d, label={"human": "human", "judge": "judge"}, length=length, ax=ax)
-    rep.figure(f"{key}_length_by_label", fig, "Length distribution per label, judge beside human")
+    fg.plot_length_by_label(d, label={ref_name: "human", cand_name: "judge"}, length=length, ax=ax,
+                            unit=a.get("unit"))
+    rep.figure(f"{key}_length_by_label", fig, f"Length distribution per label, {cand_name} beside {ref_name}")
     rep.table(f"{key}_length_by_label", long, "Length per label and rater")
     return res
 
@@ -1007,16 +1010,19 @@ def _an_jury(a, ctx, rep, key):
     groups = None if cluster is None else np.asarray(votes.index.get_level_values(cluster))
     ties = a.get("ties")
     rows = []
-    for m in methods:
-        kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
-        j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
-        cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
-                           n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
-        f = cmp.to_frame()
-        f.insert(0, "method", m)
-        f["best_member"] = cmp.best_member
-        f["cross_fitted"] = j.folds is not None
-        rows.append(f)
+    with warnings.catch_warnings():
+        for i, m in enumerate(methods):
+            if i == 1:       # the items every judge labelled are the same for every method: say so once
+                warnings.filterwarnings("ignore", message="items='common'", category=MetaevalWarning)
+            kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
+            j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
+            cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
+                               n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
+            f = cmp.to_frame()
+            f.insert(0, "method", m)
+            f["best_member"] = cmp.best_member
+            f["cross_fitted"] = j.folds is not None
+            rows.append(f)
     rep.text(f"Juries of {', '.join(judges)} (metaeval.jury: {', '.join(methods)}) against {ref_name}: the jury's "
              f"{statistic} minus its best member's, the best member chosen again in every bootstrap draw "
              "(metaeval.jury_vs_best; one-sided: does the jury beat its best member?). A jury that learns from "

@@ -266,6 +266,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                 'the length column'),
         'cluster': _K(STR, 'none',
                 'the column for cluster-robust standard errors'),
+        'unit': _K(STR, 'none',
+                'what a length counts (`"words"`, `"tokens"`, `"characters"`), shown on the figure\'s axis; '
+                'without it the axis shows the column\'s name alone'),
     },
 
     'analysis:self_enhancement': {
