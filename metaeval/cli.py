@@ -472,15 +472,20 @@ def headlines(tables: dict) -> list[str]:
     """
     import math
 
+    import numpy as np
+    import pandas as pd
+
     out = []
     for name, df in tables.items():
         if not {"statistic", "estimate", "ci_low", "ci_high"} <= set(df.columns) or not len(df):
             continue
         stats = list(df["statistic"])
         pick = next((stats.index(s) for s in HEADLINE_STATISTICS if s in stats), 0)
+        if "rank" in df.columns and pd.to_numeric(df["rank"], errors="coerce").notna().any():
+            pick = int(np.argmin(pd.to_numeric(df["rank"], errors="coerce").fillna(np.inf).to_numpy()))  # the best
         row = df.iloc[pick]
         groups = [c for c in df.columns[:list(df.columns).index("statistic")]]
-        where = " ".join(f"{c}={row[c]}" for c in groups)
+        where = " ".join(_headline_cell(df, row, c) for c in groups if _headline_cell(df, row, c))
         est = f"{row['estimate']:.4f}"
         if not (math.isnan(row["ci_low"]) or math.isnan(row["ci_high"])):
             est += f" [{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
@@ -493,6 +498,23 @@ def headlines(tables: dict) -> list[str]:
         out.append(f"{name}: " + (f"{where} " if where else "") + f"{row['statistic']} {est}"
                    + (f" ({', '.join(extra)})" if extra else ""))
     return out
+
+
+def _headline_cell(df, row, c) -> str:
+    """``column=value`` of a grouping column of a headline row, in the report's rounding; a rank with its
+    interval; nothing for numbers other than ranks (differences, p-values: the report has them)."""
+    import numpy as np
+
+    from .output.report import _fmt, _int_or
+
+    v = row[c]
+    if c == "rank" and not _isnan(v):
+        lo, hi = row.get("rank_low"), row.get("rank_high")
+        ci = "" if _isnan(lo) or _isnan(hi) else f" [{_int_or(lo, 4)}, {_int_or(hi, 4)}]"
+        return f"rank={_int_or(v, 4)}{ci}"
+    if isinstance(v, (bool, np.bool_)) or df[c].dtype.kind in "iufcb" or _isnan(v):
+        return ""
+    return f"{c}={_fmt(v, 4)}"
 
 
 def _isnan(v) -> bool:
