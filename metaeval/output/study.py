@@ -986,8 +986,9 @@ def _an_panel(a, ctx, rep, key):
                                            "marked")
     size = 2.2 + 0.45 * len(judges)
     _, ax = fg.subplots(figsize=(size + 1.2, size))
-    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax, vmin=None)
-    rep.figure(f"{key}_error_correlation", ax.figure, "Error correlation between the judges, in a clustered order")
+    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax)
+    rep.figure(f"{key}_error_correlation", ax.figure, f"Pearson correlation of the judges' errors against {ref_name} "
+                                                      f"({d['errors']}), in a clustered order; blue below 0, red above")
     return res
 
 

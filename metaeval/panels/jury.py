@@ -811,7 +811,6 @@ def select_jury(ratings, reference, *, method: str = "majority", statistic: str 
     d = _parse(ratings, item=item, rater=rater, value=value, levels=levels, cluster=cluster, reference=reference,
                categorical=True)
     r = len(d.judges)
-    like = ratings.index if isinstance(ratings, pd.DataFrame) and item is None else None
     wvec = _weights_vector(weights, d.judges)
     opts = _options(agg, ties, wvec, options, d.votes.categories)
     if agg.name == "weighted" and wvec is None:
