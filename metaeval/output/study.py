@@ -35,8 +35,9 @@ demo study, ``metaeval/data_samples/demo_study.toml``, is a complete one)::
 Data kinds: ``pair`` (two files; ``on``, ``label``, ``scale``, policies as for :func:`metaeval.align`),
 ``table`` (one table with a reference and a candidate column: ``path``, ``key``, ``reference``,
 ``candidate``), ``long`` (one row per rater and sample: ``path``, ``item``, ``rater``, ``score``,
-``reference``/``candidate`` rater names, ``samples = "mean"`` or ``"first"``, ``keep`` metadata
-columns), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
+``reference``/``candidate`` rater names, ``sample`` (the column numbering repeated samples),
+``samples = "mean"`` or ``"first"``, ``duplicates`` as for ``align``, ``keep`` metadata columns; read by
+:func:`metaeval.data.long.align_long`, every row counted by fate), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
 ``qrels`` (``path``, read with :func:`metaeval.read_qrels`), ``frame`` (``path``: any table, read as
 text).
 
@@ -270,37 +271,15 @@ def _load_data(spec: dict, ctx: _Context):
                      refusal_flag=spec.get("refusal_flag"), refusals=spec.get("refusals", "keep"),
                      names=tuple(spec.get("names", (ref, cand))))
     if kind == "long":
-        df, name, _ = mio._read_table(ctx.path(spec["path"]))
-        item, rater, score = spec.get("item", "item_id"), spec.get("rater", "rater"), spec.get("score", "score")
-        df[score] = pd.to_numeric(df[score], errors="raise")
-        keep = list(spec.get("keep", []))
-        for c in keep:
-            conv = pd.to_numeric(df[c], errors="coerce")
-            if conv.notna().all():
-                df[c] = conv
+        from ..data.long import align_long
+
         how = spec.get("samples", "mean")
-        sides = {}
-        for side in ("reference", "candidate"):
-            sub = df[df[rater] == spec[side]]
-            if sub.empty:
-                raise InputError(f"no rows with {rater} == {spec[side]!r}", source=name)
-            g = sub.groupby(item, sort=True)[score]
-            sides[side] = g.mean() if how == "mean" else g.first()
-        meta = df.drop_duplicates(item).set_index(item)[keep] if keep else None
-        wide = pd.DataFrame({"reference": sides["reference"], "candidate": sides["candidate"]}).dropna()
-        if meta is not None:
-            wide = wide.join(meta)
-        wide.index.name = item
-        r = wide.reset_index()[[item, "reference"] + keep].rename(columns={"reference": "label"})
-        c = wide.reset_index()[[item, "candidate"]].rename(columns={"candidate": "label"})
-        names = tuple(spec.get("names", (spec["reference"], spec["candidate"])))
-        paired = align(r, c, on=item, label="label", names=names)
-        if how == "mean":
-            from ..core.scale import Scale
-            paired.scale = Scale.infer(paired.reference, paired.candidate, kind="interval")
-        else:
-            paired.scale = _scale(spec) or paired.scale
-        return paired
+        return align_long(ctx.path(spec["path"]), reference=spec["reference"], candidate=spec["candidate"],
+                          item=spec.get("item", "item_id"), rater=spec.get("rater", "rater"),
+                          score=spec.get("score", "score"), sample=spec.get("sample"), samples=how,
+                          duplicates=spec.get("duplicates", "error"), keep=list(spec.get("keep", [])),
+                          names=tuple(spec.get("names", (spec["reference"], spec["candidate"]))),
+                          scale=_scale(spec) if how == "first" else None)
     if kind == "runs":
         return mio.read_runs(ctx.path(spec["path"]))
     if kind == "battles":
