@@ -182,8 +182,8 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     max_labels : int
         With more judges than this, the names are not written.
     diverging : bool, optional
-        Use the diverging map centred at 0 (default: for ``which="error_correlation"`` and for any
-        matrix with a negative off-diagonal value).
+        Use the diverging map centred at 0 (default: for ``which="error_correlation"``, and for any
+        matrix with a negative off-diagonal value unless ``vmin`` is given).
     title : str, optional
         The axes' title. Default for a result: the statistic and what it compares (``Judge × judge
         agreement: Cohen's κ``, ``Pearson correlation of the judges' errors against the reference
@@ -234,7 +234,7 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     off = vals[~np.eye(n, dtype=bool)]
     off = off[np.isfinite(off)]
     if diverging is None:
-        diverging = (which == "error_correlation" and what is not None) or bool((off < 0).any())
+        diverging = (which == "error_correlation" and what is not None) or (vmin is None and bool((off < 0).any()))
     if diverging:
         lim = float(np.abs(off).max()) if off.size and np.abs(off).max() > 0 else 1.0
         vmin = -lim if vmin is None else vmin
