@@ -203,8 +203,9 @@ def _dedupe(rows: pd.DataFrame, on: list[str], score: str, duplicates: str, side
     """
     values = pd.to_numeric(rows[score], errors="coerce").to_numpy(dtype=float)
     finite = np.unique(values[np.isfinite(values)])
-    # a scale holding every score (and the keys' placeholder 0): nothing is out of scale, nothing inferred
-    levels = tuple(float(v) for v in np.union1d(finite, [0.0]))
+    # a scale holding every score (and the keys' placeholder 0; at least two levels): nothing is out of
+    # scale, nothing inferred
+    levels = tuple(float(v) for v in np.union1d(finite, [0.0, 1.0]))
     keys = rows[on].drop_duplicates().assign(**{score: 0.0}).reset_index(drop=True)
     keys.attrs = {}
     try:
