@@ -67,7 +67,6 @@ def sample_column_keeps_genuine_repeats_test():
     judge = {f: n for (s, f), n in p.report.counts.items() if s == "judge"}
     # 6 judge rows: 5 used (3 for x, 2 for y) are matched, 1 conflicting duplicate
     assert judge == {"matched": 5, "duplicate_conflict": 1} and p.report.n_input["judge"] == 6
-    assert p.report.notes[("judge", "3 repeated samples combined (mean of each item's samples)")] == 3
     with pytest.warns(me.MetaevalWarning, match="no scale was declared"):     # first samples: levels inferred
         first = align_long(df, reference="human", candidate="judge", sample="sample", duplicates="first",
                            samples="first")
@@ -79,8 +78,12 @@ def without_sample_column_repeats_are_duplicates_test():
     df = pd.DataFrame({"item_id": ["x", "x", "x", "x"], "rater": ["human", "judge", "judge", "judge"],
                        "sample": [1, 1, 2, 3], "score": [4, 3, 4, 5]})
     with pytest.raises(me.InputError, match="name the column that numbers the samples"):
-        align_long(df, reference="human", candidate="judge")
-    p = align_long(df, reference="human", candidate="judge", duplicates="majority")
+        align_long(df.rename(columns={"sample": "draw"}), reference="human", candidate="judge")
+    with pytest.raises(me.InputError, match="name the column that numbers the samples"):
+        align_long(df, reference="human", candidate="judge", sample=None)
+    # a column named sample is taken by default (sample="auto")
+    assert align_long(df, reference="human", candidate="judge").data["candidate"].tolist() == [4.0]
+    p = align_long(df, reference="human", candidate="judge", duplicates="majority", sample=None)
     # majority of 3, 4, 5 (no majority): the earliest of the most frequent, 3 (align's rule)
     assert p.data["candidate"].tolist() == [3.0]
     assert p.report.counts[("judge", "duplicate_conflict")] == 2

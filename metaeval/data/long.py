@@ -12,7 +12,7 @@ policies (one definition):
    does for each side.
 2. Genuine repeats — rows of one rater on one item with *different* values of the ``sample`` column
    (several samples of a judge, epochs) — are kept and combined into one score per item by
-   ``samples=`` (their ``mean``, or the ``first``); a note counts them.
+   ``samples=`` (their ``mean``, or the ``first``); each takes its item's fate.
 3. The items are paired: ``matched`` or ``unmatched`` (an item only one rater scored).
 
 The :class:`~metaeval.AlignmentReport` of the result counts the table's rows: for each rater, the
@@ -52,7 +52,7 @@ def _read(data) -> tuple[pd.DataFrame, str, np.ndarray]:
 
 
 def align_long(data, *, reference: str, candidate: str, item: str = "item_id", rater: str = "rater",
-               score: str = "score", sample: str | None = None, samples: str = "mean", duplicates: str = "error",
+               score: str = "score", sample: str | None = "auto", samples: str = "mean", duplicates: str = "error",
                keep=(), names=None, scale: Scale | None = None) -> Paired:
     """Pair two raters' scores from a long table, accounting for every row (duplicates, samples, unmatched).
 
@@ -65,11 +65,12 @@ def align_long(data, *, reference: str, candidate: str, item: str = "item_id", r
         The two raters' names in the ``rater`` column.
     item, rater, score : str
         The item, rater and score columns (scores are numbers).
-    sample : str, optional
+    sample : str or None
         The column numbering repeated samples of one rater on one item (a judge sampled several
         times, an epoch). Rows that share an item but not a sample are repeats and are combined by
-        ``samples``; rows that share both are duplicates. Without it, every second row of a rater on
-        an item is a duplicate.
+        ``samples``; rows that share both are duplicates. ``"auto"`` (default): the column
+        ``sample``, else ``epoch``, when the table has one; None: no such column, so every second
+        row of a rater on an item is a duplicate.
     samples : {"mean", "first"}
         How repeats become one score per item: their mean, or the first sample (in file order).
     duplicates : {"error", "first", "last", "majority", "mean"}
@@ -118,6 +119,8 @@ def align_long(data, *, reference: str, candidate: str, item: str = "item_id", r
     if samples not in ("mean", "first"):
         raise InputError(f"samples must be 'mean' or 'first', got {samples!r}", source="<align_long>")
     df, name, lines = _read(data)
+    if sample == "auto":
+        sample = next((c for c in ("sample", "epoch") if c in df.columns), None)
     keep = [keep] if isinstance(keep, str) else list(keep)
     cols = [item, rater, score, *([sample] if sample is not None else []), *keep]
     missing = [c for c in cols if c not in df.columns]
@@ -156,9 +159,6 @@ def align_long(data, *, reference: str, candidate: str, item: str = "item_id", r
         g = k.groupby(item, sort=False)
         label = g["reference"].mean() if samples == "mean" else g["reference"].first()
         size = g.size()
-        repeats = int((size - 1).sum())
-        if repeats:
-            notes[(side, f"{repeats} repeated samples combined ({samples} of each item's samples)")] = repeats
         items[side] = pd.DataFrame({item: label.index.to_numpy(), "label": label.to_numpy(), "_rows": size.to_numpy()})
     ref_items = items[names[0]]
     if keep:

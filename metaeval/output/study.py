@@ -276,7 +276,7 @@ def _load_data(spec: dict, ctx: _Context):
         how = spec.get("samples", "mean")
         return align_long(ctx.path(spec["path"]), reference=spec["reference"], candidate=spec["candidate"],
                           item=spec.get("item", "item_id"), rater=spec.get("rater", "rater"),
-                          score=spec.get("score", "score"), sample=spec.get("sample"), samples=how,
+                          score=spec.get("score", "score"), sample=spec.get("sample", "auto"), samples=how,
                           duplicates=spec.get("duplicates", "error"), keep=list(spec.get("keep", [])),
                           names=tuple(spec.get("names", (spec["reference"], spec["candidate"]))),
                           scale=_scale(spec) if how == "first" else None)

@@ -167,9 +167,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         'scale_kind': _K(STR, 'inferred',
                 'with `samples = "first"` only; averaged samples are on an interval scale inferred from the values',
                 ("nominal", "ordinal", "interval", "ratio")),
-        'sample': _K(STR, 'none',
-                'the column numbering repeated samples of a rater on an item (e.g. `"sample"`, `"epoch"`); '
-                'without it, a second row of a rater on an item is a duplicate'),
+        'sample': _K(STR, '`"sample"` or `"epoch"` if the table has it',
+                'the column numbering repeated samples of a rater on an item; without one, a second row of a '
+                'rater on an item is a duplicate'),
         'duplicates': _K(STR, '`"error"`',
                 'rows of a rater repeating an item (and sample) with a different score: `error`, or merge them by '
                 '`first`, `last`, `majority` or `mean`; identical repeats are collapsed; the notes count every row by '
