@@ -501,20 +501,25 @@ def headlines(tables: dict) -> list[str]:
 
 
 def _headline_cell(df, row, c) -> str:
-    """``column=value`` of a grouping column of a headline row, in the report's rounding; a rank with its
-    interval; nothing for numbers other than ranks (differences, p-values: the report has them)."""
+    """``column=value`` of a grouping column of a headline row, in the report's rounding (whole numbers as
+    integers, a column's ``_low``/``_high`` bounds beside it). In a ranked table (a panel) only the names
+    and the rank: the row is the best one, its differences and p-values are in the report."""
     import numpy as np
 
     from .output.report import _fmt, _int_or
 
     v = row[c]
-    if c == "rank" and not _isnan(v):
-        lo, hi = row.get("rank_low"), row.get("rank_high")
-        ci = "" if _isnan(lo) or _isnan(hi) else f" [{_int_or(lo, 4)}, {_int_or(hi, 4)}]"
-        return f"rank={_int_or(v, 4)}{ci}"
-    if isinstance(v, (bool, np.bool_)) or df[c].dtype.kind in "iufcb" or _isnan(v):
+    cols = set(df.columns)
+    if _isnan(v) or (c.endswith(("_low", "_high")) and c.rsplit("_", 1)[0] in cols):
         return ""
-    return f"{c}={_fmt(v, 4)}"
+    numeric = isinstance(v, (bool, np.bool_, int, float, np.number)) or df[c].dtype.kind in "iufcb"
+    if "rank" in cols and numeric and c != "rank":
+        return ""
+    text = _int_or(v, 4) if numeric and not isinstance(v, (bool, np.bool_)) else _fmt(v, 4)
+    lo, hi = row.get(f"{c}_low"), row.get(f"{c}_high")
+    if numeric and f"{c}_low" in cols and f"{c}_high" in cols and not (_isnan(lo) or _isnan(hi)):
+        text += f" [{_int_or(lo, 4)}, {_int_or(hi, 4)}]"
+    return f"{c}={text}"
 
 
 def _isnan(v) -> bool:

@@ -146,6 +146,10 @@ def cli_headline_is_the_best_judge_in_report_rounding_test():
     assert line.startswith(f"panel: judge=llama70b rank=1 [{int(best['rank_low'])}, {int(best['rank_high'])}] ")
     assert f"{best['estimate']:.4f}" in line
     assert not re.search(r"\d\.\d{5,}", line)                            # no raw floats
+    # other grouping numbers in the report's rounding: whole numbers as integers, else 4 decimals
+    t = pd.DataFrame({"threshold": [1.0], "share": [0.123456789], "statistic": ["cohen_kappa"], "estimate": [0.6],
+                      "ci_low": [0.5], "ci_high": [0.7]})
+    assert headlines({"t": t}) == ["t: threshold=1 share=0.1235 cohen_kappa 0.6000 [0.5000, 0.7000]"]
 
 
 def error_correlation_heatmap_is_diverging_centred_and_titled_test():
