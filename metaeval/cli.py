@@ -501,15 +501,20 @@ def headlines(tables: dict) -> list[str]:
     """
     import math
 
+    import numpy as np
+    import pandas as pd
+
     out = []
     for name, df in tables.items():
         if not {"statistic", "estimate", "ci_low", "ci_high"} <= set(df.columns) or not len(df):
             continue
         stats = list(df["statistic"])
         pick = next((stats.index(s) for s in HEADLINE_STATISTICS if s in stats), 0)
+        if "rank" in df.columns and pd.to_numeric(df["rank"], errors="coerce").notna().any():
+            pick = int(np.argmin(pd.to_numeric(df["rank"], errors="coerce").fillna(np.inf).to_numpy()))  # the best
         row = df.iloc[pick]
         groups = [c for c in df.columns[:list(df.columns).index("statistic")]]
-        where = " ".join(f"{c}={row[c]}" for c in groups)
+        where = " ".join(_headline_cell(df, row, c) for c in groups if _headline_cell(df, row, c))
         est = f"{row['estimate']:.4f}"
         if not (math.isnan(row["ci_low"]) or math.isnan(row["ci_high"])):
             est += f" [{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
@@ -522,6 +527,28 @@ def headlines(tables: dict) -> list[str]:
         out.append(f"{name}: " + (f"{where} " if where else "") + f"{row['statistic']} {est}"
                    + (f" ({', '.join(extra)})" if extra else ""))
     return out
+
+
+def _headline_cell(df, row, c) -> str:
+    """``column=value`` of a grouping column of a headline row, in the report's rounding (whole numbers as
+    integers, a column's ``_low``/``_high`` bounds beside it). In a ranked table (a panel) only the names
+    and the rank: the row is the best one, its differences and p-values are in the report."""
+    import numpy as np
+
+    from .output.report import _fmt, _int_or
+
+    v = row[c]
+    cols = set(df.columns)
+    if _isnan(v) or (c.endswith(("_low", "_high")) and c.rsplit("_", 1)[0] in cols):
+        return ""
+    numeric = isinstance(v, (bool, np.bool_, int, float, np.number)) or df[c].dtype.kind in "iufcb"
+    if "rank" in cols and numeric and c != "rank":
+        return ""
+    text = _int_or(v, 4) if numeric and not isinstance(v, (bool, np.bool_)) else _fmt(v, 4)
+    lo, hi = row.get(f"{c}_low"), row.get(f"{c}_high")
+    if numeric and f"{c}_low" in cols and f"{c}_high" in cols and not (_isnan(lo) or _isnan(hi)):
+        text += f" [{_int_or(lo, 4)}, {_int_or(hi, 4)}]"
+    return f"{c}={text}"
 
 
 def _isnan(v) -> bool:

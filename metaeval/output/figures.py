@@ -1222,7 +1222,7 @@ def _rater_color(name, i):
 def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] = "score", length: str = "length",
                          rater: str = "rater", raters: Sequence | None = None, levels: Sequence | None = None,
                          log: bool = True, ax: Axes | None = None, xlabel: str | None = None,
-                         ylabel: str = "length (tokens)") -> Axes:
+                         ylabel: str | None = None, unit: str | None = None) -> Axes:
     """Length distribution per label level, the raters side by side (box plots).
 
     Parameters
@@ -1241,20 +1241,24 @@ def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] =
     label : str or mapping
         The label column of the long form, or ``{rater name: column}`` for the wide form.
     length : str
-        The length column (tokens, characters...).
+        The length column (words, tokens, characters...).
     rater : str
         The rater column of the long form.
     ax : matplotlib.axes.Axes, optional
         Where to draw; default a new figure on an Agg canvas (:func:`subplots`, no pyplot).
     xlabel : str, optional
         Default: the label column's name (``"label"`` for the wide form).
-    ylabel : str
-        The y-axis label.
+    ylabel : str, optional
+        The y-axis label. Default: the length column's name, followed by ``unit`` in parentheses
+        when given (``length (words)``); no unit is assumed.
+    unit : str, optional
+        What a length counts (``"words"``, ``"tokens"``, ``"characters"``), for the default label.
 
     Notes
     -----
     Boxes: quartiles; whiskers: 1.5 IQR (Tukey); outliers are not drawn. A level a rater never
-    uses has no box for that rater.
+    uses has no box for that rater. Levels that are not whole numbers (averaged samples: 1.3333...)
+    are written with three significant digits on the axis (``1.33``).
 
     Returns
     -------
@@ -1267,8 +1271,8 @@ def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] =
     >>> fig, ax = figures.subplots()          # an Agg canvas, no pyplot
     >>> figures.plot_length_by_label(datasets.load("rubric_like").scores, ax=ax) is ax
     True
-    >>> [t.get_text() for t in ax.get_xticklabels()]
-    ['1', '2', '3', '4', '5']
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_ylabel()
+    (['1', '2', '3', '4', '5'], 'length')
     """
     df = _frame(data, "plot_length_by_label")
     if isinstance(label, Mapping):
@@ -1312,13 +1316,15 @@ def plot_length_by_label(data: pd.DataFrame, *, label: str | Mapping[str, str] =
         for m, lvv in zip(bp["medians"], lvl_used):
             m.set_gid(f"median:{r}:{_fmt_level(lvv)}")
         ax.plot([], [], color=col, linewidth=6, alpha=0.5, label=_t(r))
-    ax.set_xticks(range(len(lv)), [_t(_fmt_level(v)) for v in lv])
+    ax.set_xticks(range(len(lv)), [_t(_tick_level(v)) for v in lv])
     ax.set_xlim(-0.6, len(lv) - 0.4)
     if log:
         ax.set_yscale("log")
         _log_axis(ax.yaxis)
     ax.grid(axis="x", visible=False)
     ax.set_xlabel(_t(lab_name))
+    if ylabel is None:
+        ylabel = _t(str(length)) + (f" ({_t(unit)})" if unit else "")
     ax.set_ylabel(ylabel)
     ax.legend(loc="upper left")
     return ax
@@ -1336,6 +1342,13 @@ def _fmt_level(v) -> str:
     if _isnum(v) and float(v).is_integer():
         return str(int(float(v)))
     return str(v)
+
+
+def _tick_level(v) -> str:
+    """A level as an axis tick: whole numbers as integers, other numbers to three significant digits."""
+    if _isnum(v) and not isinstance(v, str) and np.isfinite(float(v)) and not float(v).is_integer():
+        return f"{float(v):.3g}"
+    return _fmt_level(v)
 
 
 def _group_means_bootstrap(df, gcols, value, cluster, n_resamples, confidence_level, rng) -> pd.DataFrame:

@@ -152,9 +152,15 @@ def cluster_order(matrix: pd.DataFrame) -> list:
 
 @_themed
 def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = None, ax: Axes | None = None,
-                       annotate: bool | None = None, vmin: float | None = None, vmax: float | None = 1.0,
-                       colorbar: bool = True, max_labels: int = 60) -> Axes:
+                       annotate: bool | None = None, vmin: float | None = None, vmax: float | None = None,
+                       colorbar: bool = True, max_labels: int = 60, diverging: bool | None = None,
+                       title: str | None = None) -> Axes:
     """A judge × judge matrix as a heatmap, rows and columns in clustered order.
+
+    Signed values (an error correlation, or any matrix with a negative value) are drawn on a
+    diverging colour map (:data:`DIVERGING_CMAP`) centred at 0 with symmetric limits, so that −0.37
+    and +0.37 are equally strong and 0 is white; values from 0 up (agreement) on the sequential
+    :data:`~metaeval.output.figures.HEATMAP_CMAP`.
 
     Parameters
     ----------
@@ -169,11 +175,19 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     annotate : bool, optional
         Write the values in the cells (default: up to 12 judges).
     vmin, vmax : float, optional
-        The colour scale's ends (default: the smallest off-diagonal value, and 1).
+        The colour scale's ends. Default on the sequential map: the smallest off-diagonal value,
+        and 1; on the diverging map: ± the largest absolute off-diagonal value.
     colorbar : bool
-        Draw a colour bar.
+        Draw a colour bar (labelled with what the colours measure).
     max_labels : int
         With more judges than this, the names are not written.
+    diverging : bool, optional
+        Use the diverging map centred at 0 (default: for ``which="error_correlation"``, and for any
+        matrix with a negative off-diagonal value unless ``vmin`` is given).
+    title : str, optional
+        The axes' title. Default for a result: the statistic and what it compares (``Judge × judge
+        agreement: Cohen's κ``, ``Pearson correlation of the judges' errors against the reference
+        (error = label ≠ reference)``); none for a bare DataFrame.
 
     Returns
     -------
@@ -194,7 +208,11 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     >>> ax = plot_panel_heatmap(m)
     >>> [t.get_text() for t in ax.get_xticklabels()], ax.images[0].get_gid()
     (['b', 'c', 'a'], 'heatmap')
+    >>> ax = plot_panel_heatmap(m - 0.5)               # signed values: diverging, symmetric about 0
+    >>> ax.images[0].get_cmap().name, ax.images[0].get_clim()
+    ('RdBu_r', (-0.4, 0.4))
     """
+    what = None
     if isinstance(data, pd.DataFrame):
         m = data
     else:
@@ -204,6 +222,7 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
         if not isinstance(m, pd.DataFrame):
             raise InputError(f"plot_panel_heatmap: expected a judge_panel result or a square DataFrame, got "
                              f"{type(data).__name__}")
+        what = _matrix_title(which, getattr(data, "design", None) or {})
     if m.shape[0] != m.shape[1] or list(m.index) != list(m.columns):
         raise InputError("plot_panel_heatmap: the matrix must be square with the same judges as rows and columns")
     order = cluster_order(m) if order is None else list(order)
@@ -214,10 +233,18 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     n = len(vals)
     off = vals[~np.eye(n, dtype=bool)]
     off = off[np.isfinite(off)]
-    if vmin is None:
-        vmin = float(off.min()) if off.size else 0.0
+    if diverging is None:
+        diverging = (which == "error_correlation" and what is not None) or (vmin is None and bool((off < 0).any()))
+    if diverging:
+        lim = float(np.abs(off).max()) if off.size and np.abs(off).max() > 0 else 1.0
+        vmin = -lim if vmin is None else vmin
+        vmax = lim if vmax is None else vmax
+    else:
+        vmin = (float(off.min()) if off.size else 0.0) if vmin is None else vmin
+        vmax = 1.0 if vmax is None else vmax
     ax = _get_ax(ax, (min(0.22 * n + 2.2, 9.0), min(0.22 * n + 1.8, 8.6)))
-    im = ax.imshow(vals, cmap=HEATMAP_CMAP, vmin=vmin, vmax=vmax, interpolation="nearest", aspect="equal")
+    im = ax.imshow(vals, cmap=DIVERGING_CMAP if diverging else HEATMAP_CMAP, vmin=vmin, vmax=vmax,
+                   interpolation="nearest", aspect="equal")
     im.set_gid("heatmap")
     if n <= max_labels:
         labels = [mpl_text(str(v)) for v in m.index]
@@ -231,12 +258,40 @@ def plot_panel_heatmap(data, *, which: str = "agreement", order: list | None = N
     if annotate is None:
         annotate = n <= 12
     if annotate:
-        mid = (vmin + (vmax if vmax is not None else 1.0)) / 2
+        mid = (vmin + vmax) / 2
         for i in range(n):
             for j in range(n):
                 if np.isfinite(vals[i, j]):
+                    dark = abs(vals[i, j]) > 0.6 * max(abs(vmin), abs(vmax)) if diverging else vals[i, j] > mid
                     ax.text(j, i, f"{vals[i, j]:.2f}", ha="center", va="center", fontsize=6,
-                            color="white" if vals[i, j] > mid else "black")
+                            color="white" if dark else "black")
+    # the default title and colour-bar label are mathtext already (the registry's label, e.g. $\kappa$)
+    title = mpl_text(title) if title is not None else (what[0] if what is not None else "")
+    if title:
+        ax.set_title(title, loc="left", fontsize=8.5, wrap=True)
     if colorbar:
-        ax.figure.colorbar(im, ax=ax, shrink=0.8)
+        bar = ax.figure.colorbar(im, ax=ax, shrink=0.8)
+        if what is not None:
+            bar.set_label(what[1])
     return ax
+
+
+#: The colour map of signed matrices (error correlations): blue below 0, white at 0, red above.
+DIVERGING_CMAP = "RdBu_r"
+
+_ERRORS = {"indicator": ("error indicators", "error = label ≠ reference"),
+           "signed": ("signed errors", "error = label − reference")}
+
+
+def _matrix_title(which: str, design: dict) -> tuple[str, str]:
+    """(title, colour-bar label) of a panel result's matrix: the statistic, and what it compares."""
+    if which == "agreement":
+        from .figures import _label
+
+        stat = design.get("matrix_statistic") or design.get("statistic") or "agreement"
+        lab = _label(str(stat))
+        return f"Judge × judge agreement: {lab}", lab
+    errors = str(design.get("errors", "indicator"))
+    what, how = _ERRORS.get(errors, (f"errors ({errors})", ""))
+    title = f"Pearson correlation of the judges' {what} against the reference" + (f" ({how})" if how else "")
+    return title, "Pearson r of the errors"

@@ -36,7 +36,7 @@ from . import escape as esc
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Report", "NOTE_FIELDS", "MAX_COLUMNS", "NOTE_ATTR", "INTERVAL_EXTRAS", "LONGTABLE_ROWS", "MAX_LATEX_ROWS",
+__all__ = ["Report", "NOTE_FIELDS", "NOTE_ATTR", "INTERVAL_EXTRAS", "LONGTABLE_ROWS", "MAX_LATEX_ROWS",
            "LATEX_PACKAGES", "paper_table", "interval_note", "column_label", "to_latex", "versions", "progress"]
 
 T = TypeVar("T")
@@ -128,9 +128,6 @@ def _fmt(v, digits=4) -> str:
         return "yes" if v else "no"
     return str(v)
 
-
-#: The most columns a table has on the pages and in LaTeX (the CSV and results.json keep them all).
-MAX_COLUMNS = 6
 
 # columns that describe how the intervals were computed: one line in the caption, not columns
 _RESAMPLING = ("confidence_level", "ci_method", "n_resamples", "seed", "unit", "n_units")
@@ -387,9 +384,13 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     computed (``confidence_level``, ``ci_method``, ``n_resamples``, ``unit``, ``n_units``, ``seed``)
     is one sentence for the caption instead of columns (:func:`interval_note`; the note
     :meth:`Report.table` built from the table's estimates when it has one, kept in
-    ``df.attrs[NOTE_ATTR]``); ``se``, ``bias``, columns without a value and text columns repeating
-    another text column are left out; at most :data:`MAX_COLUMNS` columns remain.
-    The CSV and results.json keep every column.
+    ``df.attrs[NOTE_ATTR]``); another quantity with its bounds beside it (``rank``, ``rank_low``,
+    ``rank_high``; ``difference``, ``difference_low``, ``difference_high``) becomes one cell
+    ``value [low, high]`` too; ``se``, ``bias``, columns without a value and text columns repeating
+    another text column are left out. No other column is dropped, however many there are: the
+    LaTeX writer (:func:`to_latex`) sets a wide table in landscape or splits it into parts that
+    repeat the key column, and the pages show every column. The CSV and results.json keep every
+    column as it is.
 
     Parameters
     ----------
@@ -409,7 +410,7 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     Returns
     -------
     pandas.DataFrame
-        Strings, at most :data:`MAX_COLUMNS` columns.
+        Strings, one column per column shown.
     str
         The interval note (``""`` when ``df`` says nothing about intervals), e.g.
         ``"95% intervals: BCa bootstrap, B = 2000, 40 clusters resampled, seed 7."``.
@@ -446,11 +447,27 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
     levels = _values(with_ci, "confidence_level") if "confidence_level" in full.columns else []
     head = f"estimate [{100 * float(levels[0]):g}% CI]" if len(levels) == 1 else "estimate [CI]"
     seen: list[list] = []
+    # another quantity with its interval (rank, rank_low, rank_high; difference, difference_low, ...): one cell
+    bounded = {c for c in cols if c not in ("estimate", "ci") and f"{c}_low" in cols and f"{c}_high" in cols
+               and not view[[f"{c}_low", f"{c}_high"]].isna().all().all()}
+    bounds = {f"{c}_{s}" for c in bounded for s in ("low", "high")}
+    ci_head = head.replace("estimate ", "", 1) if has_ci else "[CI]"
     for c in cols:
         if c in _RESAMPLING or c in _DROP or (c in ("ci_low", "ci_high") and (has_ci or "estimate" in cols)):
             continue
+        if c in bounds:
+            continue
         col = view[c]
         if col.isna().all():
+            continue
+        if c in bounded:
+            as_int = col.dtype.kind in "iu"
+            cells = []
+            for v, lo, hi in zip(col, view[f"{c}_low"], view[f"{c}_high"]):
+                f = (lambda x: _int_or(x, digits)) if as_int else (lambda x: _fmt(x, digits))
+                ci = "" if pd.isna(lo) and pd.isna(hi) else f" [{f(lo)}, {f(hi)}]"
+                cells.append(f(v) + ci)
+            out[f"{c} {ci_head}"] = cells
             continue
         raw = col.tolist()
         if col.dtype.kind not in "biufc" and not any(isinstance(v, (bool, np.bool_, int, float, np.number))
@@ -471,7 +488,7 @@ def paper_table(df: pd.DataFrame, columns: Iterable[str] | None = None, *, digit
             out[str(c)] = [_int_or(v, digits) for v in raw]
         else:
             out[str(c)] = [_fmt(v, digits) for v in raw]
-    names = list(out)[:MAX_COLUMNS]
+    names = list(out)
     if fmt == "latex":
         return (pd.DataFrame({esc.latex(k): [v if k in ("statistic", "method") else esc.latex(v) for v in out[k]]
                               for k in names}, columns=[esc.latex(k) for k in names]), esc.latex(note))
@@ -541,13 +558,14 @@ def _cell(v, digits: int) -> tuple[str, str]:
     return shown, (tex if isinstance(tex, str) else _breakable(esc.latex(shown)))
 
 
-def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str, bool]:
-    """Column specs, font size and orientation so that a table of these cells fits the page.
+def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str, bool, bool]:
+    """Column specs, font size and orientation so that a table of these cells fits the page, and whether it does.
 
     Numbers keep their natural width (``r``); a text column wider than its share becomes a
     paragraph column (``p{..pt}``, never narrower than its longest word). The first font size of
     :data:`_SIZES` at which the estimated width fits the text width is taken; a table that needs a
     size below :data:`_LANDSCAPE_BELOW` is set in landscape (at the largest size that fits there).
+    The last value is False when the table fits neither way (:func:`to_latex` then splits its columns).
     """
     ncol = len(numeric)
     natural = [max((_text_pt(c) for c in col), default=0.0) for col in shown]
@@ -582,9 +600,9 @@ def _layout(shown: list[list[str]], numeric: list[bool]) -> tuple[list[str], str
                 break
             specs = fit(width, factor)
             if specs is not None:
-                return specs, size, landscape
+                return specs, size, landscape, True
     size, factor = _SIZES[-1]
-    return [("r" if numeric[i] else f"p{{{longest_word[i] * factor:.0f}pt}}") for i in range(ncol)], size, True
+    return [("r" if numeric[i] else f"p{{{longest_word[i] * factor:.0f}pt}}") for i in range(ncol)], size, True, False
 
 
 def _breakable(tex: str) -> str:
@@ -592,7 +610,8 @@ def _breakable(tex: str) -> str:
     return tex.replace("/", r"/\allowbreak{}")
 
 
-def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4, csv: str = "") -> str:
+def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 4, csv: str = "",
+             key_columns: int = 1) -> str:
     """A booktabs LaTeX table that fits the page: a float, or a ``longtable`` across pages.
 
     The rule (documented in the guide's *Reports* section):
@@ -606,7 +625,11 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
       last line saying how many rows the CSV (``csv``) holds;
     * the width: numbers keep their natural width, long text wraps in a paragraph column; when the
       estimated width exceeds the text width the table is set ``\\small``, then ``\\footnotesize``,
-      and when it fits only smaller than that, in landscape (``pdflscape``), the largest size first.
+      and when it fits only smaller than that, in landscape (``pdflscape``), the largest size first;
+    * more columns than fit a landscape page even at ``\\scriptsize``: no column is dropped, the
+      table is split into consecutive parts that each fit, every part repeating the first
+      ``key_columns`` columns, its caption saying which part it is and naming its columns (the
+      label ``label`` on the first part, ``label:partK`` on the others).
 
     Parameters
     ----------
@@ -622,11 +645,15 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
         Decimals of floats (NaN is left empty).
     csv : str, optional
         The CSV holding every row, named when the rows are cut (e.g. ``tables/scores.csv``).
+    key_columns : int
+        How many leading columns name a row (a judge, a statistic); repeated in every part of a
+        table split by its columns.
 
     Returns
     -------
     str
-        A ``table`` or ``longtable`` environment (in a ``landscape`` one when rotated); needs
+        A ``table`` or ``longtable`` environment (in a ``landscape`` one when rotated), or one such
+        environment per part of a table split by its columns; needs
         ``\\usepackage{booktabs,longtable,graphicx,pdflscape}`` (:data:`LATEX_PACKAGES`, all in
         Debian's ``texlive-latex-recommended``).
 
@@ -655,6 +682,10 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     >>> long = to_latex(pd.DataFrame({"run": [f"r{i}" for i in range(300)], "score": 0.5}), csv="tables/s.csv")
     >>> long.splitlines()[0], long.count("\\\\\\\\\\n"), long.splitlines()[-5]
     ('\\\\begin{table}[htbp]', 42, '\\\\multicolumn{2}{l}{\\\\emph{The first 40 of 300 rows; every row in tables/s.csv.}} \\\\\\\\')
+    >>> wide = pd.DataFrame({"judge": ["a"], **{f"judge_number_{i}": [0.123456] for i in range(30)}})
+    >>> parts = to_latex(wide, caption="Agreement", label="tab:w")
+    >>> parts.count("\\\\begin{table}"), parts.count("judge & "), "Part 4 of 4" in parts
+    (4, 4, True)
     """
     if label and not re.fullmatch(r"[A-Za-z0-9_.:\-]{1,200}", str(label)):
         raise InputError("a LaTeX label may hold letters, digits and - _ . : only", text=str(label),
@@ -673,18 +704,55 @@ def to_latex(df: pd.DataFrame, *, caption: str = "", label: str = "", digits: in
     is_num = [numeric(c) for c in view.columns]
     cells = [[_cell(v, digits) for v in row] for row in view.itertuples(index=False)]
     shown = [[c] + [r[i][0] for r in cells] for i, c in enumerate(cols)]
-    specs, size, landscape = _layout(shown, is_num)
-    # rows of wrapped text: lines each (an estimate), to keep a float within a page
-    lines_per_row = [max([1] + [int(_text_pt(r[i][0]) // float(s[2:-3])) + 1 for i, s in enumerate(specs)
-                                if s.startswith("p{")]) for r in cells]
-    longtable = not cut and (n_rows > LONGTABLE_ROWS or 13.0 * (sum(lines_per_row) + 4) > _TEXT_HEIGHT)
-
     cap = getattr(caption, "latex", None)
     cap = cap if isinstance(cap, str) else _breakable(esc.latex(caption))
     more = ""
     if cut:
         more = f"The first {LONGTABLE_ROWS} of {n_rows} rows" + (f"; every row in {csv}." if csv else ".")
         cap = f"{cap} {esc.latex(more)}" if cap else esc.latex(more)
+    parts = _column_parts(shown, is_num, min(max(int(key_columns), 0), len(cols) - 1) if cols else 0)
+    if len(parts) == 1:
+        return _latex_table(cells, cols, shown, is_num, parts[0], cap, label, n_rows, cut, more)
+    key = [cols[i] for i in range(min(max(int(key_columns), 0), len(cols)))]
+    out = []
+    for k, idx in enumerate(parts, start=1):
+        own = [cols[i] for i in idx if cols[i] not in key]
+        what = (f"Part {k} of {len(parts)} (too many columns for one page; each part repeats "
+                f"{', '.join(key) or 'nothing'}): columns {', '.join(own)}.")
+        lab = label if k == 1 or not label else f"{label}:part{k}"
+        out.append(_latex_table(cells, cols, shown, is_num, idx, f"{cap} {esc.latex(what)}".strip(), lab, n_rows,
+                                cut, more))
+    return "\n".join(out)
+
+
+def _column_parts(shown: list[list[str]], numeric: list[bool], n_key: int) -> list[list[int]]:
+    """The columns of each part of a LaTeX table: all of them when they fit a page (portrait or
+    landscape), else consecutive groups that each fit, every group led by the ``n_key`` key columns."""
+    ncol = len(shown)
+    if _layout(shown, numeric)[3] or ncol <= n_key + 1:
+        return [list(range(ncol))]
+    key = list(range(n_key))
+    parts: list[list[int]] = []
+    group: list[int] = []
+    for j in range(n_key, ncol):
+        trial = key + group + [j]
+        if group and not _layout([shown[i] for i in trial], [numeric[i] for i in trial])[3]:
+            parts.append(key + group)
+            group = []
+        group.append(j)
+    parts.append(key + group)
+    return parts
+
+
+def _latex_table(cells, cols, shown, is_num, idx, cap, label, n_rows, cut, more) -> str:
+    """One ``table`` or ``longtable`` holding the columns ``idx`` of the cells (see :func:`to_latex`)."""
+    cells = [[r[i] for i in idx] for r in cells]
+    cols = [cols[i] for i in idx]
+    specs, size, landscape, _ = _layout([shown[i] for i in idx], [is_num[i] for i in idx])
+    # rows of wrapped text: lines each (an estimate), to keep a float within a page
+    lines_per_row = [max([1] + [int(_text_pt(r[i][0]) // float(s[2:-3])) + 1 for i, s in enumerate(specs)
+                                if s.startswith("p{")]) for r in cells]
+    longtable = not cut and (n_rows > LONGTABLE_ROWS or 13.0 * (sum(lines_per_row) + 4) > _TEXT_HEIGHT)
     head = " & ".join(esc.latex(c) for c in cols) + r" \\"
     body = [" & ".join(tex for _, tex in r) + r" \\" for r in cells]
     if cut:
@@ -735,7 +803,9 @@ def _html_table(df: pd.DataFrame, digits: int = 4) -> str:
             f"<td class=\"num\">{esc.html(_fmt(v, digits))}</td>" if isinstance(v, (int, float, np.number))
             and not isinstance(v, bool) else f"<td>{esc.html(_fmt(v, digits))}</td>" for v in row)
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # a wide table scrolls sideways in its own box rather than losing columns or widening the page
+    return (f"<div class=\"table-scroll\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+            "</table></div>")
 
 
 def _jsonable(df: pd.DataFrame):
@@ -746,7 +816,7 @@ _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.7em}h2{font-size:1.3em;margin-top:2em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.88em}
+table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.88em}.table-scroll{overflow-x:auto}
 th,td{padding:.25em .7em;border-bottom:1px solid #e5e5e5;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}thead th{border-bottom:2px solid #444}
 figure{margin:1em 0 2em}figure img{max-width:100%;height:auto}figcaption,.caption{color:#555;font-size:.9em}
@@ -1222,10 +1292,10 @@ class Report:
         ``figure`` environment including ``figures/<name>.pdf`` with its caption and the label
         ``fig:<name>``); the document ``\\input``\\ s them in the report's order, so a paper can
         ``\\input`` any one of them (its paths are relative to the report folder). Tables are in the
-        paper's shape (:func:`paper_table`: at most :data:`MAX_COLUMNS` columns, the study's caption
+        paper's shape (:func:`paper_table`: every column, the study's caption
         followed by the resampling note) and fit the page (:func:`to_latex`: long tables as
         ``longtable``, more than :data:`MAX_LATEX_ROWS` rows cut to the first ones with a pointer to
-        the CSV, wide ones smaller or in landscape). Preformatted blocks (:meth:`code`) are left to
+        the CSV, wide ones smaller, in landscape, or split into parts that repeat the key column). Preformatted blocks (:meth:`code`) are left to
         report.md and report.html; the notes are a last, unnumbered section. The document needs the
         packages :data:`LATEX_PACKAGES` (all in Debian's ``texlive-latex-recommended``) and compiles
         with ``pdflatex report.tex`` (run it twice for longtable's column widths).

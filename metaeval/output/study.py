@@ -35,8 +35,9 @@ demo study, ``metaeval/data_samples/demo_study.toml``, is a complete one)::
 Data kinds: ``pair`` (two files; ``on``, ``label``, ``scale``, policies as for :func:`metaeval.align`),
 ``table`` (one table with a reference and a candidate column: ``path``, ``key``, ``reference``,
 ``candidate``), ``long`` (one row per rater and sample: ``path``, ``item``, ``rater``, ``score``,
-``reference``/``candidate`` rater names, ``samples = "mean"`` or ``"first"``, ``keep`` metadata
-columns), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
+``reference``/``candidate`` rater names, ``sample`` (the column numbering repeated samples),
+``samples = "mean"`` or ``"first"``, ``duplicates`` as for ``align``, ``keep`` metadata columns; read by
+:func:`metaeval.data.long.align_long`, every row counted by fate), ``runs`` (``path``), ``battles`` (``path``, read with :func:`metaeval.read_battles`),
 ``qrels`` (``path``, read with :func:`metaeval.read_qrels`), ``frame`` (``path``: any table, read as
 text), ``eval_log`` (harness logs and annotation exports read with :func:`metaeval.read_eval_log`:
 ``reference``, ``candidate``, ``reference_scorer``, ``candidate_scorer``).
@@ -73,7 +74,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.errors import InputError, interface
+from ..core.errors import InputError, MetaevalWarning, interface
 from ..output.report import Report, progress
 from .escape import mpl_text
 from .study_schema import study_scale, validate_study
@@ -271,37 +272,15 @@ def _load_data(spec: dict, ctx: _Context):
                      refusal_flag=spec.get("refusal_flag"), refusals=spec.get("refusals", "keep"),
                      names=tuple(spec.get("names", (ref, cand))))
     if kind == "long":
-        df, name, _ = mio._read_table(ctx.path(spec["path"]))
-        item, rater, score = spec.get("item", "item_id"), spec.get("rater", "rater"), spec.get("score", "score")
-        df[score] = pd.to_numeric(df[score], errors="raise")
-        keep = list(spec.get("keep", []))
-        for c in keep:
-            conv = pd.to_numeric(df[c], errors="coerce")
-            if conv.notna().all():
-                df[c] = conv
+        from ..data.long import align_long
+
         how = spec.get("samples", "mean")
-        sides = {}
-        for side in ("reference", "candidate"):
-            sub = df[df[rater] == spec[side]]
-            if sub.empty:
-                raise InputError(f"no rows with {rater} == {spec[side]!r}", source=name)
-            g = sub.groupby(item, sort=True)[score]
-            sides[side] = g.mean() if how == "mean" else g.first()
-        meta = df.drop_duplicates(item).set_index(item)[keep] if keep else None
-        wide = pd.DataFrame({"reference": sides["reference"], "candidate": sides["candidate"]}).dropna()
-        if meta is not None:
-            wide = wide.join(meta)
-        wide.index.name = item
-        r = wide.reset_index()[[item, "reference"] + keep].rename(columns={"reference": "label"})
-        c = wide.reset_index()[[item, "candidate"]].rename(columns={"candidate": "label"})
-        names = tuple(spec.get("names", (spec["reference"], spec["candidate"])))
-        paired = align(r, c, on=item, label="label", names=names)
-        if how == "mean":
-            from ..core.scale import Scale
-            paired.scale = Scale.infer(paired.reference, paired.candidate, kind="interval")
-        else:
-            paired.scale = _scale(spec) or paired.scale
-        return paired
+        return align_long(ctx.path(spec["path"]), reference=spec["reference"], candidate=spec["candidate"],
+                          item=spec.get("item", "item_id"), rater=spec.get("rater", "rater"),
+                          score=spec.get("score", "score"), sample=spec.get("sample", "auto"), samples=how,
+                          duplicates=spec.get("duplicates", "error"), keep=list(spec.get("keep", [])),
+                          names=tuple(spec.get("names", (spec["reference"], spec["candidate"]))),
+                          scale=_scale(spec) if how == "first" else None)
     if kind == "runs":
         return mio.read_runs(ctx.path(spec["path"]))
     if kind == "battles":
@@ -506,10 +485,13 @@ def _an_length_bias(a, ctx, rep, key):
                       n_resamples=ctx.n_resamples, rng=ctx.seed)
     _table(rep, f"{key}_length_bias", res, "Length bias of the judge beyond the reference label",
            units=f"{a['cluster']} clusters" if a.get("cluster") else None)
+    ref_name, cand_name = (str(n) for n in paired.names)
     long = length_by_label(d, reference="human", candidate="judge", length=length)
+    long["rater"] = long["rater"].map({"reference": ref_name, "candidate": cand_name})
     fig, ax = fg.subplots(figsize=(7, 4))
-    fg.plot_length_by_label(d, label={"human": "human", "judge": "judge"}, length=length, ax=ax)
-    rep.figure(f"{key}_length_by_label", fig, "Length distribution per label, judge beside human")
+    fg.plot_length_by_label(d, label={ref_name: "human", cand_name: "judge"}, length=length, ax=ax,
+                            unit=a.get("unit"))
+    rep.figure(f"{key}_length_by_label", fig, f"Length distribution per label, {cand_name} beside {ref_name}")
     rep.table(f"{key}_length_by_label", long, "Length per label and rater")
     return res
 
@@ -995,8 +977,9 @@ def _an_panel(a, ctx, rep, key):
                                            "marked")
     size = 2.2 + 0.45 * len(judges)
     _, ax = fg.subplots(figsize=(size + 1.2, size))
-    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax, vmin=None)
-    rep.figure(f"{key}_error_correlation", ax.figure, "Error correlation between the judges, in a clustered order")
+    fg.plot_panel_heatmap(res, which="error_correlation", ax=ax)
+    rep.figure(f"{key}_error_correlation", ax.figure, f"Pearson correlation of the judges' errors against {ref_name} "
+                                                      f"({d['errors']}), in a clustered order; blue below 0, red above")
     return res
 
 
@@ -1019,16 +1002,19 @@ def _an_jury(a, ctx, rep, key):
     groups = None if cluster is None else np.asarray(votes.index.get_level_values(cluster))
     ties = a.get("ties")
     rows = []
-    for m in methods:
-        kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
-        j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
-        cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
-                           n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
-        f = cmp.to_frame()
-        f.insert(0, "method", m)
-        f["best_member"] = cmp.best_member
-        f["cross_fitted"] = j.folds is not None
-        rows.append(f)
+    with warnings.catch_warnings():
+        for i, m in enumerate(methods):
+            if i == 1:       # the items every judge labelled are the same for every method: say so once
+                warnings.filterwarnings("ignore", message="items='common'", category=MetaevalWarning)
+            kw = {"ties": ties} if ties is not None and m in ("majority", "weighted", "median") else {}
+            j = jury(votes, method=m, reference=truth, cluster=groups, rng=ctx.seed, **kw)
+            cmp = jury_vs_best(ref, judges, j, statistic=statistic, cluster=cluster, on=tuple(on), label=label,
+                               n_resamples=ctx.n_resamples, confidence_level=level, rng=ctx.seed)
+            f = cmp.to_frame()
+            f.insert(0, "method", m)
+            f["best_member"] = cmp.best_member
+            f["cross_fitted"] = j.folds is not None
+            rows.append(f)
     rep.text(f"Juries of {', '.join(judges)} (metaeval.jury: {', '.join(methods)}) against {ref_name}: the jury's "
              f"{statistic} minus its best member's, the best member chosen again in every bootstrap draw "
              "(metaeval.jury_vs_best; one-sided: does the jury beat its best member?). A jury that learns from "

@@ -155,7 +155,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         'candidate': _K(STR, '— (required)',
                 "the candidate rater's name"),
         'samples': _K(STR, '`"mean"`',
-                'several rows of one rater on one item (repeated judge samples): their `mean`, or the `first`',
+                'repeated samples of one rater on one item (rows with different `sample` values): their `mean`, '
+                'or the `first`',
                 ("mean", "first")),
         'keep': _K(LIST, '`[]`',
                 "item metadata columns to keep (taken from the item's first row)"),
@@ -166,6 +167,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         'scale_kind': _K(STR, 'inferred',
                 'with `samples = "first"` only; averaged samples are on an interval scale inferred from the values',
                 ("nominal", "ordinal", "interval", "ratio")),
+        'sample': _K(STR, '`"sample"` or `"epoch"` if the table has it',
+                'the column numbering repeated samples of a rater on an item; without one, a second row of a '
+                'rater on an item is a duplicate'),
+        'duplicates': _K(STR, '`"error"`',
+                'rows of a rater repeating an item (and sample) with a different score: `error`, or merge them by '
+                '`first`, `last`, `majority` or `mean`; identical repeats are collapsed; the notes count every row by '
+                'fate',
+                ("error", "first", "last", "majority", "mean")),
     },
 
     'data:runs': {
@@ -295,6 +304,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                 'the length column'),
         'cluster': _K(STR, 'none',
                 'the column for cluster-robust standard errors'),
+        'unit': _K(STR, 'none',
+                'what a length counts (`"words"`, `"tokens"`, `"characters"`), shown on the figure\'s axis; '
+                'without it the axis shows the column\'s name alone'),
     },
 
     'analysis:self_enhancement': {

@@ -236,8 +236,8 @@ class JuryResult:
     options: dict = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per item: ``item``, ``label``, then ``p_<class>`` for each class, ``reference`` and
-        ``fold`` where known.
+        """One row per item: ``item`` (or the key's columns, e.g. ``query_id, doc_id``, when the items are
+        a MultiIndex), ``label``, then ``p_<class>`` for each class, ``reference`` and ``fold`` where known.
 
         Returns
         -------
@@ -251,7 +251,12 @@ class JuryResult:
         0     0     a  1.0  0.0
         1     1     a  0.5  0.5
         """
-        df = pd.DataFrame({"item": self.labels.index, "label": self.labels.to_numpy()})
+        idx = self.labels.index
+        if isinstance(idx, pd.MultiIndex):
+            df = idx.to_frame(index=False, name=[n if n is not None else f"item_{i}" for i, n in enumerate(idx.names)])
+            df["label"] = self.labels.to_numpy()
+        else:
+            df = pd.DataFrame({"item": idx, "label": self.labels.to_numpy()})
         if self.probabilities is not None:
             for c in self.probabilities.columns:
                 df[f"p_{c}"] = self.probabilities[c].to_numpy()
@@ -482,6 +487,7 @@ def jury(ratings, method: str = "majority", *, item: str | None = None, rater: s
     gen, seed = make_rng(rng)
     d = _parse(ratings, item=item, rater=rater, value=value, levels=levels, cluster=cluster, reference=reference,
                categorical=agg.categorical)
+    like = ratings.index if isinstance(ratings, pd.DataFrame) and item is None else None
     wvec = _weights_vector(weights, d.judges)
     opts = _options(agg, ties, wvec, options, d.votes.categories)
     learn = (agg.learns != "no" and d.truth is not None and not (agg.name == "weighted" and wvec is not None))
@@ -494,7 +500,7 @@ def jury(ratings, method: str = "majority", *, item: str | None = None, rater: s
     if agg.categorical and d.votes.k == 1:
         # one category: every method returns it
         only = d.votes.categories[0]
-        labels = pd.Series([only] * n, index=_index(d.items), name="label")
+        labels = pd.Series([only] * n, index=_index(d.items, like), name="label")
         probs = pd.DataFrame({only: np.ones(n)}, index=labels.index)
         return JuryResult(agg.name, labels, probs, reference=d.reference, seed=seed,
                           options={**opts, "judges": d.judges})
@@ -515,13 +521,13 @@ def jury(ratings, method: str = "majority", *, item: str | None = None, rater: s
             probs[test] = fit_f.probabilities[test]
             lab[test] = fit_f.label_index()[test]
         fit = full
-        folds = pd.Series(fold, index=_index(d.items), name="fold")
+        folds = pd.Series(fold, index=_index(d.items, like), name="fold")
         fit_probs, fit_labels = probs, lab
     else:
         fit = agg.fit(d.votes, truth=None, rng=gen, **opts)
         fit_probs = fit.probabilities
         fit_labels = None if fit.values is not None else fit.label_index()
-    index = _index(d.items)
+    index = _index(d.items, like)
     if fit.values is not None:
         labels = pd.Series(fit.values, index=index, name="label")
         probabilities = None
@@ -543,7 +549,11 @@ def jury(ratings, method: str = "majority", *, item: str | None = None, rater: s
                       fit.converged, seed, opts_out)
 
 
-def _index(items) -> pd.Index:
+def _index(items, like=None) -> pd.Index:
+    """The items as an index: a MultiIndex with the ratings' level names when they were indexed by several
+    columns (``query_id, doc_id``), else one level named ``item``."""
+    if isinstance(like, pd.MultiIndex) and len(items) and all(isinstance(t, tuple) for t in items):
+        return pd.MultiIndex.from_tuples(list(items), names=like.names)
     return pd.Index(items, name="item")
 
 

@@ -320,10 +320,14 @@ def _align_all(reference, sources: dict, *, on, label, scale, binarize, cluster,
         ref, codes = ref[keep], codes[keep]
         cl = None if cl is None else cl[keep]
         if any(dropped.values()):
-            worst = max(dropped, key=dropped.get)
+            # name the judges whose labels are missing (not those who lose items because of them)
+            lacking = (~present[~keep]).sum(axis=0)
+            who = sorted((j for j in range(J) if lacking[j]), key=lambda j: (-lacking[j], j))
+            listed = ", ".join(f"{names[j]!r} {int(lacking[j])}" for j in who[:5]) + (
+                f" and {len(who) - 5} more judge(s)" if len(who) > 5 else "")
             warnings.warn(f"items='common': {int((~keep).sum())} item(s) not judged by every judge left out "
-                          f"(up to {dropped[worst]} of judge {worst!r}); result.design['items_dropped'] has the "
-                          "count per judge, items='own' keeps them", MetaevalWarning, stacklevel=3)
+                          f"(items without a label, by judge: {listed}); result.design['items_dropped'] has the "
+                          "count left out per judge, items='own' keeps them", MetaevalWarning, stacklevel=3)
     return _Panel(names, ref, codes, cl, sc, reports, dropped, n_before)
 
 
