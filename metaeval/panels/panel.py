@@ -404,71 +404,6 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def _max_t(theta, reps, best, level, fac):
-    """Differences to ``best`` with simultaneous max-T intervals and Holm-adjusted p-values."""
-    J = len(theta)
-    d_hat = theta - theta[best]
-    D = reps - reps[:, [best]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        se = np.nanstd(D, axis=0, ddof=1)
-    others = np.array([j != best and np.isfinite(d_hat[j]) and se[j] > 0 for j in range(J)])
-    crit = np.nan
-    low = np.where(others, np.nan, d_hat)
-    high = low.copy()
-    pu = np.full(J, np.nan)
-    if others.any():
-        with np.errstate(invalid="ignore"):
-            T = np.nanmax(np.abs(D[:, others] - d_hat[others]) / se[others], axis=1)
-        T = T[np.isfinite(T)]
-        if len(T):
-            crit = float(np.quantile(T, level))
-            low[others] = d_hat[others] - crit * fac * se[others]
-            high[others] = d_hat[others] + crit * fac * se[others]
-        widened = d_hat[None, others] + fac * (D[:, others] - d_hat[None, others])
-        pu[others] = bootstrap_pvalue(widened, 0.0)
-    zero_se = np.array([j != best and np.isfinite(d_hat[j]) and not se[j] > 0 for j in range(J)])
-    # a difference with no bootstrap variation (a judge identical to the best on every draw) is exact
-    low[zero_se], high[zero_se] = d_hat[zero_se], d_hat[zero_se]
-    pu[zero_se] = np.where(d_hat[zero_se] == 0, 1.0, 0.0)
-    return d_hat, low, high, pu, holm(pu), crit, se
-
-
-def _best_set(theta, reps, level, fac):
-    """The confidence set for the best (stepdown over every pairwise difference; see judge_panel)."""
-    J = len(theta)
-    finite = np.isfinite(theta)
-    m_hat = np.full(J, -np.inf)
-    m_star = np.full((reps.shape[0], J), -np.inf)
-    for j in np.flatnonzero(finite):
-        D = reps - reps[:, [j]]                      # θ*_k − θ*_j for every k
-        dh = theta - theta[j]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            se = np.nanstd(D, axis=0, ddof=1)
-        k_ok = finite & (np.arange(J) != j)
-        var = k_ok & (se > 0)
-        if var.any():
-            with np.errstate(invalid="ignore"):
-                t_star = (D[:, var] - dh[var]) / se[var]
-            m_star[:, j] = np.nanmax(np.where(np.isnan(t_star), -np.inf, t_star), axis=1)
-            m_hat[j] = np.max(dh[var] / (fac * se[var]))
-        flat = k_ok & ~(se > 0)
-        if (flat & (dh > 0)).any():                  # another judge better on every draw by the same amount
-            m_hat[j] = np.inf
-    alive = finite.copy()
-    steps = []
-    crit = np.nan
-    while alive.any():
-        crit = float(np.quantile(np.max(m_star[:, alive], axis=1), level))
-        out = alive & (m_hat > crit)
-        steps.append((int(alive.sum()), crit))
-        if not out.any():
-            break
-        alive &= ~out
-    return alive, crit, steps
-
-
 def _ranks(values) -> np.ndarray:
     """Ranks along the last axis, 1 = highest, ties share the best rank, NaN ranks last."""
     from scipy.stats import rankdata
@@ -718,60 +653,98 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
 def _panel_outputs(res, names, name, n_items, confidence_level, design, extra=None) -> PanelResult:
     """The panel's outputs from one shared bootstrap giving a (B × J) replicate matrix, one column per judge.
 
-    Each judge's estimate (``res.estimates``), the differences to the best (max-T intervals, Holm
-    p-values), the confidence set for the best and the rank intervals; ``design`` is completed and
-    attached. Shared by the table-statistic panel and the system-ranking panel (``runs=``).
+    Each judge's estimate (``res.estimates``); from the simultaneous intervals of all pairwise
+    differences (:func:`metaeval.panels.simultaneous.pairwise_max_t`): the differences to the best
+    of the others, the set that may hold the best, the simultaneous and marginal rank sets; the
+    bootstrap distribution of the ranks. ``design`` is completed and attached. Shared by the
+    table-statistic panel and the system-ranking panel (``runs=``).
     """
+    from .simultaneous import difference_to_best, pairwise_max_t, rank_sets
+
     J = len(names)
     ests = res.estimates([name] * J, n=list(n_items), extra=extra)
     theta = res.theta_hat
     for j in np.flatnonzero(np.isnan(theta)):
         warnings.warn(f"{name} is undefined (NaN) for judge {names[j]!r}: it is ranked last and left out of "
                       "the comparisons", UndefinedStatisticWarning, stacklevel=4)
-    best = int(np.nanargmax(theta)) if np.isfinite(theta).any() else 0
+    ok = np.isfinite(theta)
+    best = int(np.nanargmax(theta)) if ok.any() else 0
     fac = float(res.extra.get("cluster_correction", 1.0))
     out = PanelResult(name="judge_panel")
     out.best = names[best]
     J_nan = np.full(J, np.nan)
     rank = _ranks(theta)
+    n_ok = int(ok.sum())
     design["cluster_correction"] = fac
-    if res.replicates is not None:
+    no_variation = res.extra.get("no_variation")
+    versus = np.full(J, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        d_hat = theta - np.array([np.nanmax(np.where(np.arange(J) == j, np.nan, theta)) if n_ok > 1 else np.nan
+                                  for j in range(J)]) if J > 1 else J_nan.copy()
+    r_lo_m = r_hi_m = np.full(J, -1)
+    if res.replicates is not None and no_variation is None:
         reps = res.replicates
-        d_hat, d_lo, d_hi, p_raw, p_holm, crit_t, d_se = _max_t(theta, reps, best, confidence_level, fac)
-        tied, crit_s, steps = _best_set(theta, reps, confidence_level, fac)
-        rk = _ranks(reps)
-        lo_q, hi_q = (1 - confidence_level) / 2, (1 + confidence_level) / 2
-        r_lo = np.quantile(rk, lo_q, axis=0, method="inverted_cdf").astype(int)
-        r_hi = np.quantile(rk, hi_q, axis=0, method="inverted_cdf").astype(int)
-        dist = np.stack([(rk == r).mean(axis=0) for r in range(1, J + 1)], axis=1)
-        out.rank_distribution = pd.DataFrame(dist, index=pd.Index(names, name="judge"),
-                                             columns=pd.Index(range(1, J + 1), name="rank"))
-        out.replicates = pd.DataFrame(reps, columns=names)
-        design.update(critical_value_max_t=crit_t, critical_value_set=crit_s,
-                      set_steps=[{"judges": a, "critical_value": c} for a, c in steps])
+        pw = pairwise_max_t(theta, reps, confidence_level=confidence_level, factor=fac)
+        d_hat, d_lo, d_hi, p_adj, p_raw, versus = difference_to_best(pw)
+        d_se = np.array([pw.se[j, versus[j]] if versus[j] >= 0 else np.nan for j in range(J)])
+        tied = ok & ~(d_hi < 0)                  # U_jk >= 0 for every k (NaN: nothing to compare with)
+        r_lo, r_hi = rank_sets(pw)
+        r_lo_m, r_hi_m = rank_sets(pw, marginal=True)
+        design.update(critical_value_max_t=pw.crit, critical_value_set=pw.crit,
+                      set_steps=[{"judges": n_ok, "critical_value": pw.crit}],
+                      critical_values_marginal=[float(c) for c in pw.crit_row])
+    elif res.replicates is not None:
+        # one cluster (or item): the draws cannot move, nothing can be told apart
+        warnings.warn(f"judge_panel: {no_variation}; the differences, their intervals and p-values are NaN, every "
+                      "judge stays in the set tied with the best and every rank set is [1, J]",
+                      UndefinedStatisticWarning, stacklevel=4)
+        d_lo = d_hi = p_adj = p_raw = d_se = J_nan
+        tied = ok.copy()
+        r_lo = np.where(ok, 1, n_ok + 1)
+        r_hi = np.where(ok, n_ok, J)
+        r_lo_m, r_hi_m = r_lo, r_hi
+        design.update(critical_value_max_t=np.nan, critical_value_set=np.nan, set_steps=[],
+                      critical_values_marginal=[np.nan] * J)
     else:
-        d_hat = theta - theta[best]
-        d_lo = d_hi = p_raw = p_holm = d_se = J_nan
+        d_lo = d_hi = p_adj = p_raw = d_se = J_nan
         tied = np.zeros(J, dtype=bool)
         r_lo = r_hi = np.full(J, -1)
+    if res.replicates is not None:
+        reps = res.replicates
+        rk = _ranks(reps)
+        counts = np.zeros((J, J + 1))
+        for j in range(J):
+            counts[j] = np.bincount(rk[:, j], minlength=J + 1)[:J + 1]
+        out.rank_distribution = pd.DataFrame(counts[:, 1:] / len(rk), index=pd.Index(names, name="judge"),
+                                             columns=pd.Index(range(1, J + 1), name="rank"))
+        out.replicates = pd.DataFrame(reps, columns=names)
     out.tied = [n for n, t in zip(names, tied) if t]
+
+    def _int(v):
+        return None if v < 0 else int(v)
+
+    def _num(v):
+        return None if np.isnan(v) else float(v)
+
     for j, e in enumerate(ests):
-        out.append_with(e, judge=names[j], rank=int(rank[j]),
-                        rank_low=None if r_lo[j] < 0 else int(r_lo[j]),
-                        rank_high=None if r_hi[j] < 0 else int(r_hi[j]),
+        out.append_with(e, judge=names[j], rank=int(rank[j]), rank_low=_int(r_lo[j]), rank_high=_int(r_hi[j]),
                         tied_with_best=bool(tied[j]) if res.replicates is not None else None,
                         difference=float(d_hat[j]), difference_low=float(d_lo[j]), difference_high=float(d_hi[j]),
-                        difference_pvalue=None if np.isnan(p_holm[j]) else float(p_holm[j]))
-        if j == best or res.replicates is None:
+                        difference_pvalue=_num(p_adj[j]), rank_low_marginal=_int(r_lo_m[j]),
+                        rank_high_marginal=_int(r_hi_m[j]))
+        if res.replicates is None or not np.isfinite(d_hat[j]):
             continue
+        k = int(versus[j]) if versus[j] >= 0 else (best if j != best else
+                                                     int(np.nanargmax(np.where(np.arange(J) == j, np.nan, theta))))
         ci = ConfidenceInterval(float(d_lo[j]), float(d_hi[j]), confidence_level, "max-t")
         out.differences.append_with(Estimate(
             statistic=f"{name} difference", estimate=float(d_hat[j]), ci=ci, se=float(d_se[j]),
-            pvalue=None if np.isnan(p_holm[j]) else float(p_holm[j]), n=int(n_items[j]), unit=res.unit,
+            pvalue=_num(p_adj[j]), n=int(n_items[j]), unit=res.unit,
             n_units=res.n_units, n_resamples=res.n_resamples, seed=res.seed,
-            replicates=res.replicates[:, j] - res.replicates[:, best],
-            extra={"pvalue_unadjusted": float(p_raw[j]), "adjustment": "holm", "critical_value": design.get(
-                "critical_value_max_t")}), judge=names[j], best=out.best)
+            replicates=res.replicates[:, j] - res.replicates[:, k],
+            extra={"pvalue_unadjusted": float(p_raw[j]), "adjustment": "max-t, all pairs",
+                   "critical_value": design.get("critical_value_max_t")}), judge=names[j], best=names[k])
     out.design = design
     return out
 
