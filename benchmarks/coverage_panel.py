@@ -29,6 +29,8 @@ the population values:
   the stepdown set before this change); ``size``: the NEW set's mean size;
 * ``judge``: each judge's own interval covers its θ_j (mean over judges).
 
+(The judge × judge agreement and error-correlation matrices are skipped: they play no part here.)
+
 Every coverage is the mean over seeds of the per-seed share, ± the SD across seeds / √seeds.
 ``--perjudge`` instead measures each judge's own interval (default B = 2,000, default BCa, and
 percentile) at J = 5, n = 2,000, 20 unequal topics.
@@ -51,7 +53,11 @@ import warnings
 import numpy as np
 
 import metaeval as me
+from metaeval.panels import panel as _panel_module
 from metaeval.panels.panel import _bound_statistic, _Panel, _panel_result, _ranks
+
+# the judge x judge agreement and error-correlation matrices play no part in coverage: skip them
+_panel_module._pair_matrices = lambda panel, f_matrix, errors: (None, None)
 
 K = 4
 PI = np.array([0.4, 0.3, 0.2, 0.1])

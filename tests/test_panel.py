@@ -443,3 +443,34 @@ def heatmap_figure_in_clustered_order_test(panel):
     assert abs(o.index("good") - o.index("also good")) == 1
     with pytest.raises(me.InputError, match="which must be"):
         figures.plot_panel_heatmap(panel, which="kappa")
+
+
+# ---------------------------------------------------------------------------------------------
+# edges: one cluster, one judge
+# ---------------------------------------------------------------------------------------------
+
+def one_cluster_gives_nan_comparisons_with_a_warning_test(data):
+    """One topic: the draws cannot move, so nothing can be told apart. The differences' intervals
+    and p-values are NaN (as every statistic's interval is, with the engine's warning), every judge
+    stays in the tied set and every rank set is [1, J] — no zero-width interval, no p = 0."""
+    human, judges = data
+    one = {k: v[v.query_id == "q00"] for k, v in judges.items()}
+    with pytest.warns(me.UndefinedStatisticWarning, match="single cluster") as rec:
+        res = me.judge_panel(human[human.query_id == "q00"], one, cluster="query_id", n_resamples=100, rng=0,
+                             scale=SCALE)
+    assert any("every judge stays in the set tied with the best" in str(w.message) for w in rec)
+    f = res.to_frame()
+    assert f[["ci_low", "ci_high", "difference_low", "difference_high"]].isna().all().all()
+    assert f["difference_pvalue"].isna().all() and f["difference"].notna().all()
+    assert res.tied == list(judges) and f["tied_with_best"].all()
+    assert (f["rank_low"] == 1).all() and (f["rank_high"] == len(judges)).all()
+    assert all(np.isnan(d.pvalue if d.pvalue is not None else np.nan) and np.isnan(d.ci.low)
+               for d in res.differences)
+
+
+def one_judge_panel_test(data):
+    human, judges = data
+    res = me.judge_panel(human, {"good": judges["good"]}, cluster="query_id", n_resamples=100, rng=0, scale=SCALE)
+    f = res.to_frame()
+    assert res.tied == ["good"] and len(res.differences) == 0
+    assert (f.loc[0, "rank_low"], f.loc[0, "rank_high"]) == (1, 1) and np.isnan(f.loc[0, "difference"])

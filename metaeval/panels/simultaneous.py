@@ -146,30 +146,15 @@ def pairwise_max_t(theta, replicates, *, confidence_level: float = 0.95, factor:
     diff = theta[:, None] - theta[None, :]
     pair_ok = ok[:, None] & ok[None, :] & ~np.eye(J, dtype=bool)
     diff = np.where(pair_ok, diff, np.nan)
-    given_se = se is not None
-    if given_se:
+    if se is not None:
         se_m = np.where(pair_ok, np.asarray(se, dtype=float), np.nan)
+    elif has_nan:
+        se_m = _pair_sd_nan(Y, pair_ok, chunk_elems)
     else:
-        se_m = np.full((J, J), np.nan)
-    rowmax = np.full((B, J), np.nan)
-    rows = max(1, int(chunk_elems) // max(B * J, 1))
-    idx = np.flatnonzero(ok)
-    for s in range(0, len(idx), rows):
-        jr = idx[s:s + rows]
-        D = Y[:, jr, None] - Y[:, None, :]                          # (B, r, J): d*_jk − d̂_jk
-        if not given_se:
-            if has_nan:
-                with np.errstate(invalid="ignore", divide="ignore"), _quiet():
-                    sd = np.nanstd(D, axis=0, ddof=1)
-            else:
-                sd = D.std(axis=0, ddof=1) if B > 1 else np.zeros(D.shape[1:])
-            se_m[jr] = np.where(pair_ok[jr], sd, np.nan)
-        sej = se_m[jr]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            inv = np.where(sej > 0, 1.0 / sej, np.nan)              # se = 0 or undefined: not in the maximum
-        np.abs(D, out=D)
-        D *= inv[None, :, :]
-        rowmax[:, jr] = np.fmax.reduce(D, axis=2)                    # NaN-ignoring maximum over k
+        se_m = np.where(pair_ok, _pair_sd(Y, ok), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inv = np.where(se_m > 0, 1.0 / se_m, np.nan)                # se = 0 or undefined: not in the maxima
+    rowmax = _row_maxima(Y, inv, ok, has_nan, chunk_elems)
     with _quiet():
         t_star = np.fmax.reduce(rowmax, axis=1) if J else np.full(B, np.nan)
         fin = t_star[np.isfinite(t_star)]
@@ -178,6 +163,80 @@ def pairwise_max_t(theta, replicates, *, confidence_level: float = 0.95, factor:
     low, high = _interval(diff, se_m, crit, factor)
     return PairwiseIntervals(diff=diff, se=se_m, low=low, high=high, crit=crit, crit_row=crit_row, t_star=t_star,
                              factor=float(factor), ok=ok, deviations=Y)
+
+
+def _pair_sd(Y, ok):
+    """SD (ddof = 1) of Y_j − Y_k for every pair, from the covariance matrix of the columns (no NaN).
+
+    Var(Y_j − Y_k) = v_j + v_k − 2 c_jk. Where that is within rounding of 0 (two judges whose
+    replicates move together exactly), the SD is recomputed from the differences themselves, so
+    that identical judges get exactly 0.
+    """
+    B, J = Y.shape
+    sd = np.full((J, J), np.nan)
+    if B < 2:
+        return np.where(np.eye(J, dtype=bool), np.nan, 0.0)
+    Yc = np.where(ok[None, :], Y, 0.0)
+    Yc = Yc - Yc.mean(axis=0)
+    cov = (Yc.T @ Yc) / (B - 1)
+    v = np.diag(cov)
+    var = v[:, None] + v[None, :] - 2 * cov
+    tiny = var <= 1e-9 * (v[:, None] + v[None, :])
+    sd = np.sqrt(np.maximum(var, 0.0))
+    for j, k in zip(*np.nonzero(np.triu(tiny & ok[:, None] & ok[None, :], 1))):
+        sd[j, k] = sd[k, j] = np.std(Y[:, j] - Y[:, k], ddof=1)
+    return sd
+
+
+def _pair_sd_nan(Y, pair_ok, chunk_elems):
+    """SD (ddof = 1) of Y_j − Y_k over the draws where both are defined, rows of judges at a time."""
+    B, J = Y.shape
+    sd = np.full((J, J), np.nan)
+    rows = max(1, int(chunk_elems) // max(B * J, 1))
+    for s in range(0, J, rows):
+        D = Y[:, s:s + rows, None] - Y[:, None, :]
+        with np.errstate(invalid="ignore", divide="ignore"), _quiet():
+            sd[s:s + rows] = np.nanstd(D, axis=0, ddof=1)
+    return np.where(pair_ok, sd, np.nan)
+
+
+def _row_maxima(Y, inv, ok, has_nan, chunk_elems):
+    """M[b, j] = max_k |Y_bj − Y_bk| · inv_jk (pairs with NaN inv left out; NaN when none is left).
+
+    |Y_j − Y_k| · inv_jk is symmetric in (j, k), so only the pairs k ≥ (first row of the block) are
+    formed, in float32 blocks of about ``chunk_elems`` elements, and each block updates the maxima
+    of its rows and of its columns.
+    """
+    B, J = Y.shape
+    M = np.full((B, J), -np.inf, dtype=np.float32)
+    idx = np.flatnonzero(ok)
+    if idx.size < 2:
+        return np.full((B, J), np.nan)
+    Yk = Y[:, idx].astype(np.float32)
+    W = inv[np.ix_(idx, idx)]
+    if not has_nan:
+        W = np.where(np.isnan(W), 0.0, W)        # a left-out pair contributes 0 (every T is ≥ 0)
+    W = W.astype(np.float32)
+    m = len(idx)
+    rows = max(1, int(chunk_elems) // max(B * m, 1))
+    Mk = np.full((B, m), -np.inf, dtype=np.float32)
+    for s in range(0, m, rows):
+        e = min(m, s + rows)
+        D = Yk[:, s:e, None] - Yk[:, None, s:]                          # (B, r, m − s)
+        np.abs(D, out=D)
+        D *= W[None, s:e, s:]
+        red = np.fmax.reduce if has_nan else np.max
+        Mk[:, s:e] = np.fmax(Mk[:, s:e], red(D, axis=2))
+        Mk[:, s:] = np.fmax(Mk[:, s:], red(D, axis=1))
+    if not has_nan:
+        # a row whose pairs are all left out (every other judge moves with it exactly) has no maximum
+        none = ~np.isfinite(W).any(axis=1) | ~(W > 0).any(axis=1)
+        Mk[:, none] = np.nan
+    else:
+        Mk[~np.isfinite(Mk)] = np.nan
+    M = np.full((B, J), np.nan)
+    M[:, idx] = Mk
+    return M
 
 
 def _q(x, level):
@@ -326,8 +385,10 @@ def rank_sets(pw: PairwiseIntervals, *, marginal: bool = False):
     lo, hi = pw.intervals(marginal=marginal)
     n_ok = int(pw.ok.sum())
     with np.errstate(invalid="ignore"):
-        above = (lo.T > 0).sum(axis=1)          # #{k : L(θ_k − θ_j) > 0}: lo.T[j, k] = L_kj
-        below = (hi.T < 0).sum(axis=1)          # #{k : U(θ_k − θ_j) < 0}
+        # judge j's own row: L(θ_k − θ_j) = −U_jk and U(θ_k − θ_j) = −L_jk (for the marginal sets the
+        # row's critical value is judge j's, so the row, not the column, is the one to read)
+        above = (hi < 0).sum(axis=1)            # #{k : L(θ_k − θ_j) > 0}
+        below = (lo > 0).sum(axis=1)            # #{k : U(θ_k − θ_j) < 0}
     low = np.where(pw.ok, 1 + above, n_ok + 1)
     high = np.where(pw.ok, n_ok - below, J)
     return low.astype(int), high.astype(int)
