@@ -43,7 +43,6 @@ from ..core.resample import (
     DEFAULT_N_RESAMPLES,
     Units,
     bootstrap,
-    bootstrap_pvalue,
     shared_table_units,
 )
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
