@@ -7,7 +7,8 @@ References of the expected numbers:
 * paired differences: metaeval.agreement_difference on the same two judges and seed (replicates equal);
 * Holm: statsmodels.stats.multitest.multipletests(method="holm");
 * agreement matrix: metaeval.cohen_kappa between two judges' labels; error correlation: numpy.corrcoef;
-* max-T critical value: its definition, recomputed from the replicates;
+* max-T critical value, Hsu's difference to the best, the tied set, the rank sets and the max-T
+  p-values: their definitions, recomputed from the replicates by a loop over the pairs;
 * coverage of the set tied with the best, type-I error of jury_vs_best: simulations (marked slow).
 """
 
@@ -389,8 +390,8 @@ def jury_type_one_error(n_sims=600, n_resamples=500, seed=0, alternative="greate
 @pytest.mark.slow
 def set_tied_with_the_best_covers_test():
     """Nominal 0.95; three judges tied at the top of six, 30 topics of 40 items. R = 200 panels of
-    B = 300 draws (Monte-Carlo SE about 0.015 at 0.95); R = 1,000 with B = 500 gave 0.969 (judge_panel's
-    Notes)."""
+    B = 300 draws (Monte-Carlo SE about 0.015 at 0.95). The set is {j : U_jk >= 0 for all k} from
+    the all-pairs max-T intervals; benchmarks/coverage_panel.py measures it over the full grid."""
     coverage, mean_size = coverage_of_the_set_tied_with_the_best(n_sims=200, n_resamples=300, seed=1)
     mc_se = np.sqrt(coverage * (1 - coverage) / 200)
     assert coverage >= 0.93, f"coverage {coverage:.3f} (Monte-Carlo SE {mc_se:.3f}, R = 200) below 0.93"
