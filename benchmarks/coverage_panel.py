@@ -37,8 +37,9 @@ percentile) at J = 5, n = 2,000, 20 unequal topics.
 
     nice -n 10 env PYTHONPATH=. python benchmarks/coverage_panel.py --reps 50 --seeds 4 --B 1000 \\
         > benchmarks/results/coverage_panel.txt
-    nice -n 10 env PYTHONPATH=. python benchmarks/coverage_panel.py --perjudge --reps 100 --seeds 4 \\
+    nice -n 10 env PYTHONPATH=. python benchmarks/coverage_panel.py --perjudge --reps 100 --seeds 10 \\
         > benchmarks/results/coverage_panel_perjudge.txt
+    python benchmarks/coverage_panel.py --summarize benchmarks/results/coverage_panel.txt   # the docs' table
 """
 
 from __future__ import annotations
@@ -269,6 +270,35 @@ def perjudge(reps, seeds, seed0, J=5, n=2000):
                   f"{np.mean(widths):7.3f} {np.mean(facs):7.3f}", flush=True)
 
 
+def summarize(path: str) -> None:
+    """The docs' table: per J, n and design, the lowest cell over statistic × scenario (± its SE)."""
+    rows = []
+    for line in open(path, encoding="utf-8"):
+        f = line.split()
+        if not f or line.startswith("#") or f[0] == "stat":
+            continue
+        vals = [tuple(map(float, v.split("±"))) for v in f[5:14]]
+        rows.append((f[0], f[1], f[2], int(f[3]), int(f[4]), dict(zip(
+            ("diff", "diff_old", "rank", "rank_full", "rank_old", "rank_marg", "rank_marg_old", "tied", "tied_old"),
+            vals))))
+    cols = (("diff_old", "differences, old"), ("diff", "differences, new"), ("rank_old", "ranks, old"),
+            ("rank_full", "rank sets, new"), ("rank_marg_old", "ranks one judge, old"),
+            ("rank_marg", "rank sets one judge, new"), ("tied_old", "tied set, old"), ("tied", "tied set, new"))
+    print("| design | J | n | " + " | ".join(c[1] for c in cols) + " |")
+    print("|---|---|---|" + "---|" * len(cols))
+    for design in ("iid", "clusters"):
+        for J in (2, 5, 20):
+            for n in (100, 2000):
+                sel = [r[5] for r in rows if r[2] == design and r[3] == J and r[4] == n]
+                if not sel:
+                    continue
+                cells = []
+                for key, _ in cols:
+                    worst = min(sel, key=lambda d: d[key][0])[key]
+                    cells.append(f"{worst[0]:.3f} ± {worst[1]:.3f}")
+                print(f"| {design} | {J} | {n:,} | " + " | ".join(cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=50, help="panels per seed and cell")
@@ -281,7 +311,11 @@ def main():
     ap.add_argument("--designs", default="iid,clusters")
     ap.add_argument("--scenarios", default="ties,best")
     ap.add_argument("--perjudge", action="store_true")
+    ap.add_argument("--summarize", metavar="RESULTS", help="print the docs' table from a results file")
     a = ap.parse_args()
+    if a.summarize:
+        summarize(a.summarize)
+        return
     print("# " + " ".join(["PYTHONPATH=. python benchmarks/coverage_panel.py", *sys.argv[1:]]))
     print(f"# metaeval {me.__version__}, numpy {np.__version__}, python {platform.python_version()}, "
           f"{platform.machine()} {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
