@@ -595,7 +595,12 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
 
     *Cost.* The pairwise family costs O(B·J²) arithmetic (formed in float32 blocks of about
     4 million elements, half the pairs by symmetry) and O(B·J + J²) memory; the judge × judge
-    matrices cost O(n·J·K² + J²·K²) in blocks of judges. {COST}
+    matrices cost O(n·J·K² + J²·K²) in blocks of judges. Measured (CPU time, a loaded 2-core
+    machine): 2,000 judges on 500 items in 20 topics with the default B = 2,000 and BCa, 44 s for the
+    whole call (aligning the 2,000 frames included; about two thirds in the pairwise family) and
+    0.9 GB peak memory (334 s of wall time under a load of 12); 1,000 judges with B = 500, 3.3 s and
+    175 MB after alignment (tests/test_panel_ranks.py). The time grows as B·J²: a smaller
+    ``n_resamples`` shortens it in proportion.
 
     *With runs.* The reference's and every judge's qrels give a systems × topics score matrix
     (:func:`metaeval.system_scores`), aligned on the systems and topics common to all of them
