@@ -238,18 +238,32 @@ def cell(stat, scenario, J, n, design, reps, seeds, B, seed0):
             for k in KEYS}
 
 
+def _factor(t, level=0.95):
+    """The engine's few-clusters factor √(T/(T−1))·t_{T−1}/z, for a possibly fractional T."""
+    from scipy.stats import norm, t as tdist
+
+    q = 0.5 + level / 2
+    return float(np.sqrt(t / (t - 1)) * tdist.ppf(q, t - 1) / norm.ppf(q))
+
+
 def perjudge(reps, seeds, seed0, J=5, n=2000):
     print("# per-judge intervals: J = 5 ('ties' accuracies), n = 2,000, 20 unequal topics, default B = 2,000")
     print(f"# {reps} panels per seed x {seeds} seeds; coverage = mean over judges and panels; ± SD across seeds / √seeds")
-    print(f"{'statistic':9} {'method':10} {'coverage':>9} {'± se':>6} {'width':>7} {'factor':>7}")
+    print("# widening: 'T' = the engine's factor from the number of topics (T = 20); 'kish' = the same factor from")
+    print("#   Kish's effective number of topics (Σ n_t)² / Σ n_t²; 'satt' = from (Σ n_t²)² / Σ n_t⁴ (Satterthwaite,")
+    print("#   cluster contributions with variance ∝ n_t²). Not in the engine: a measured candidate, the same draws.")
+    print(f"{'statistic':9} {'method':10} {'widening':8} {'coverage':>9} {'± se':>6} {'width':>7} {'factor':>7}")
     acc = accuracies("ties", J)
     for stat in ("kappa", "alpha"):
         th = truth(STATS[stat], acc, TOPIC_SD)
         for method in ("bca", "percentile"):
-            covs, widths, facs = [], [], []
+            acc_cov = {w: [] for w in ("T", "kish", "satt")}
+            acc_w = {w: [] for w in ("T", "kish", "satt")}
+            facs = {w: [] for w in ("T", "kish", "satt")}
             for s in range(seeds):
                 rng = np.random.default_rng([seed0, s, 7])
-                c, w = [], []
+                c = {w: [] for w in acc_cov}
+                wd = {w: [] for w in acc_cov}
                 for _ in range(reps):
                     ref, codes, topic = draw(rng, acc, n, "clusters")
                     panel = _Panel([f"j{j}" for j in range(J)], ref, codes, topic, SCALE, {}, {}, None)
@@ -261,13 +275,24 @@ def perjudge(reps, seeds, seed0, J=5, n=2000):
                                             n_resamples=me.core.resample.DEFAULT_N_RESAMPLES,
                                             confidence_level=0.95, rng=rng)
                     f = res.to_frame()
-                    c.append(np.mean((f["ci_low"] <= th) & (th <= f["ci_high"])))
-                    w.append(np.mean(f["ci_high"] - f["ci_low"]))
-                    facs.append(res.design["cluster_correction"])
-                covs.append(np.mean(c))
-                widths.append(np.mean(w))
-            print(f"{stat:9} {method:10} {np.mean(covs):9.3f} {np.std(covs, ddof=1) / np.sqrt(seeds):6.3f} "
-                  f"{np.mean(widths):7.3f} {np.mean(facs):7.3f}", flush=True)
+                    est, lo, hi = (f[k].to_numpy(float) for k in ("estimate", "ci_low", "ci_high"))
+                    f_t = res.design["cluster_correction"]
+                    size = np.unique(topic, return_counts=True)[1].astype(float)
+                    t_eff = {"T": float(len(size)), "kish": size.sum() ** 2 / (size ** 2).sum(),
+                             "satt": (size ** 2).sum() ** 2 / (size ** 4).sum()}
+                    for w, tt in t_eff.items():
+                        g = _factor(tt) / f_t
+                        lo_w, hi_w = est - g * (est - lo), est + g * (hi - est)
+                        c[w].append(np.mean((lo_w <= th) & (th <= hi_w)))
+                        wd[w].append(np.mean(hi_w - lo_w))
+                        facs[w].append(_factor(tt))
+                for w in acc_cov:
+                    acc_cov[w].append(np.mean(c[w]))
+                    acc_w[w].append(np.mean(wd[w]))
+            for w in acc_cov:
+                print(f"{stat:9} {method:10} {w:8} {np.mean(acc_cov[w]):9.3f} "
+                      f"{np.std(acc_cov[w], ddof=1) / np.sqrt(seeds):6.3f} {np.mean(acc_w[w]):7.3f} "
+                      f"{np.mean(facs[w]):7.3f}", flush=True)
 
 
 def summarize(path: str) -> None:
