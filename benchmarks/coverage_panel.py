@@ -240,7 +240,8 @@ def cell(stat, scenario, J, n, design, reps, seeds, B, seed0):
 
 def _factor(t, level=0.95):
     """The engine's few-clusters factor √(T/(T−1))·t_{T−1}/z, for a possibly fractional T."""
-    from scipy.stats import norm, t as tdist
+    from scipy.stats import norm
+    from scipy.stats import t as tdist
 
     q = 0.5 + level / 2
     return float(np.sqrt(t / (t - 1)) * tdist.ppf(q, t - 1) / norm.ppf(q))
