@@ -61,9 +61,6 @@ import metaeval as me
 from metaeval.panels import panel as _panel_module
 from metaeval.panels.panel import _bound_statistic, _Panel, _panel_result, _ranks
 
-# the judge x judge agreement and error-correlation matrices play no part in coverage: skip them
-_panel_module._pair_matrices = lambda panel, f_matrix, errors: (None, None)
-
 K = 4
 PI = np.array([0.4, 0.3, 0.2, 0.1])
 TOPIC_SD = 0.1
@@ -346,6 +343,9 @@ def main():
     if a.summarize:
         summarize(a.summarize)
         return
+    # the judge x judge agreement and error-correlation matrices play no part in coverage: skip them
+    # (here only, when run as a script: importing this module changes nothing)
+    _panel_module._pair_matrices = lambda panel, f_matrix, errors: (None, None)
     print("# " + " ".join(["PYTHONPATH=. python benchmarks/coverage_panel.py", *sys.argv[1:]]))
     print(f"# metaeval {me.__version__}, numpy {np.__version__}, python {platform.python_version()}, "
           f"{platform.machine()} {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "

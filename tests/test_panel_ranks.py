@@ -172,12 +172,12 @@ def thousand_judges_panel_within_its_stated_cost_test():
 # coverage (benchmarks/coverage_panel.py has the full grid)
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.slow
 def simultaneous_coverage_with_ties_at_the_top_test():
-    """Five judges, three tied at the top, 20 unequal topics, n = 100 (the hardest cell of the old
-    construction): the simultaneous differences to the best and rank sets cover at least 0.90 in
-    R = 100 panels (B = 500; Monte-Carlo SE about 0.022 at 0.95). benchmarks/coverage_panel.py
-    gives the means over seeds quoted in judge_panel's Notes."""
+    """Five judges, three tied at the top, 20 unequal topics, n = 100 (where the old construction
+    covered 0.885–0.90): the simultaneous differences to the best, rank sets and tied set cover at
+    least 0.90 in R = 100 panels (B = 500; Monte-Carlo SE about 0.022 at 0.95; about 6 s).
+    benchmarks/coverage_panel.py gives the means over seeds quoted in judge_panel's Notes (0.946 ±
+    0.009 for the differences in this cell with κ, 1,000 panels)."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
