@@ -696,6 +696,18 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
                          n_resamples=n_resamples, confidence_level=confidence_level, rng=rng)
 
 
+def _gap_to_best_of_others(theta) -> np.ndarray:
+    """θ_j − max_{k≠j} θ_k over the defined estimates (NaN for an undefined judge or none to compare)."""
+    theta = np.asarray(theta, dtype=float)
+    if len(theta) < 2:
+        return np.full(len(theta), np.nan)
+    t = np.where(np.isfinite(theta), theta, -np.inf)
+    order = np.argsort(-t, kind="stable")
+    other = np.where(np.arange(len(t)) == order[0], t[order[1]], t[order[0]])
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(theta) & np.isfinite(other), theta - other, np.nan)
+
+
 def _panel_outputs(res, names, name, n_items, confidence_level, design, extra=None) -> PanelResult:
     """The panel's outputs from one shared bootstrap giving a (B × J) replicate matrix, one column per judge.
 
@@ -724,10 +736,7 @@ def _panel_outputs(res, names, name, n_items, confidence_level, design, extra=No
     design["cluster_correction"] = fac
     no_variation = res.extra.get("no_variation")
     versus = np.full(J, -1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        d_hat = theta - np.array([np.nanmax(np.where(np.arange(J) == j, np.nan, theta)) if n_ok > 1 else np.nan
-                                  for j in range(J)]) if J > 1 else J_nan.copy()
+    d_hat = _gap_to_best_of_others(theta)
     r_lo_m = r_hi_m = np.full(J, -1)
     if res.replicates is not None and no_variation is None:
         reps = res.replicates
