@@ -6,8 +6,9 @@ clipped into 0-3 as the challenge paper did (Rahmani et al., arXiv:2502.13908).
 
 * ``judge_panel`` for Cohen's kappa and ordinal Krippendorff's alpha (the statistics of the paper's
   Tables 4 and 5; tests/test_panel_realdata.py checks all 33 values of each), from one shared
-  query-cluster bootstrap draw: interval, rank interval, difference to the best with its max-T
-  interval and Holm p-value, and the set of judges tied with the best; the judges' error correlation.
+  query-cluster bootstrap draw: interval, simultaneous rank set, difference to the best of the
+  others with its simultaneous (all-pairs max-T) interval and p-value, and the set of judges tied
+  with the best; the judges' error correlation.
 * Juries of k = 3, 4, 5 judges: majority vote, Dawid–Skene (unsupervised), and the two that learn
   from human labels, a weighted vote with learned weights and Dawid–Skene with the human labels of
   the training queries (``dawid_skene_supervised``). **The members are chosen on held-out queries:**

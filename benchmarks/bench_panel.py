@@ -6,8 +6,9 @@ What is timed (wall clock, ``time.perf_counter``), end to end from the files:
 ``metaeval.judge_panel(human_qrels, llm_judgments_folder, statistic="cohen_kappa", scale=0..3,
 out_of_scale="clip", cluster="query_id", n_resamples=2000, rng=seed)`` — reading and aligning the 33
 judge files with the human qrels, the shared bootstrap of 25 topics, every judge's BCa interval, the
-max-T differences to the best, the confidence set for the best, rank intervals, and the 33 × 33
-agreement and error-correlation matrices. The first call of the process (lazy imports) is run
+max-T intervals for all pairwise differences and what is read off them (the differences to the best,
+the set tied with the best, simultaneous and marginal rank sets), and the 33 × 33 agreement and
+error-correlation matrices. The first call of the process (lazy imports) is run
 once before timing; the mean and the spread over ``--seeds`` calls are printed.
 
 Target (issue #22): under 10 s.

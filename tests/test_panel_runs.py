@@ -45,9 +45,10 @@ def each_judge_equals_rank_correlation_test(data, statistic, ci_method):
         np.testing.assert_allclose(res.replicates[name], one.replicates, atol=1e-12)
         reps[name] = one.replicates
     # the shared draw is paired: the difference replicates are the per-judge replicates' differences
-    best = res.best
+    # (each judge minus the best of the others, named in the key "best")
     for e, key in zip(res.differences, res.differences.keys):
-        np.testing.assert_allclose(e.replicates, reps[key["judge"]] - reps[best], atol=1e-12)
+        np.testing.assert_allclose(e.replicates, reps[key["judge"]] - reps[key["best"]], atol=1e-12)
+    assert [k["best"] for k in res.differences.keys if k["judge"] != res.best] == [res.best] * (len(judges) - 1)
     # a judge identical to the reference ranks first with τ = 1, tied with the best
     same = res.get(judge="same")
     assert same.estimate == pytest.approx(1.0)
