@@ -963,11 +963,14 @@ def _an_panel(a, ctx, rep, key):
              + (f" in {d['n_clusters']} {d['cluster']} clusters" if d["cluster"] else "")
              + f": {d['statistic']} of every judge from one shared bootstrap draw (metaeval.judge_panel). "
              f"Best: {res.best}; tied with it (the {level:.0%} confidence set for the best judge): "
-             f"{', '.join(res.tied)}. Differences to the best with simultaneous (max-T) intervals and "
-             "Holm-adjusted p-values; rank intervals from the bootstrap distribution of the ranks.")
-    rep.table(f"{key}_panel", res.to_frame(), f"Each judge's {d['statistic']}, rank interval, difference to the best",
-              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "difference",
-                       "difference_low", "difference_high", "difference_pvalue", "tied_with_best"])
+             f"{', '.join(res.tied)}. Each judge's difference to the best of the others with simultaneous "
+             "intervals read off max-T intervals for all pairwise differences (Hsu's multiple comparisons "
+             "with the best) and their adjusted p-values; simultaneous and marginal rank sets from the same "
+             "intervals (Mogstad, Romano, Shaikh & Wilhelm 2024).")
+    rep.table(f"{key}_panel", res.to_frame(), f"Each judge's {d['statistic']}, rank sets (simultaneous, marginal), difference to the best of the others",
+              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_low_marginal",
+                       "rank_high_marginal", "difference", "difference_low", "difference_high", "difference_pvalue",
+                       "tied_with_best"])
     rep.table(f"{key}_error_correlation", res.error_correlation.reset_index(),
               f"Correlation of the judges' errors against {ref_name} ({d['errors']}), on the items both judged")
     rep.table(f"{key}_agreement", res.agreement.reset_index(), f"Judge x judge agreement ({d['matrix_statistic']})")
