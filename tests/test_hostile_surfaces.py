@@ -15,6 +15,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -142,7 +143,7 @@ def a_previous_report_is_replaced_and_its_marker_lists_every_file_test(tmp_path,
     assert main(["report", str(study), "--out", str(out)]) == 0
     marker = json.loads((out / MARKER).read_text())
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != MARKER)
-    assert marker["kind"] == "report" and sorted(marker["files"]) == on_disk and "tables/files.csv" in on_disk
+    assert marker["kind"] == "report" and sorted(marker["files"]) == on_disk and "tables/files_inspection.csv" in on_disk
     assert marker["version"] == __import__("metaeval").__version__
     (out / "report.html").unlink()                                    # a subset of the listed files: replaced
     assert main(["report", str(study), "--out", str(out), "--seed", "2"]) == 0
@@ -183,9 +184,9 @@ def an_input_inside_the_output_folder_is_refused_test(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["report", str(_quick_study(tmp_path)), "--out", str(out)]) == 0
     before = _digests(out)
-    study = _quick_study(tmp_path, "again.toml", paths=[out / "tables" / "files.csv"])
+    study = _quick_study(tmp_path, "again.toml", paths=[out / "tables" / "files_inspection.csv"])
     assert main(["report", str(study), "--out", str(out)]) == 2
-    _one_line_error(capsys.readouterr().err, "input", "files.csv")
+    _one_line_error(capsys.readouterr().err, "holds an input of this run")
     assert _digests(out) == before
     inside = out / "study.toml"                      # the study file itself inside --out
     os.replace(study, inside)
@@ -244,7 +245,7 @@ def an_error_between_the_renames_puts_the_previous_report_back_test(tmp_path, mo
     real = os.replace
 
     def replace(src, dst):
-        if Path(dst) == out:
+        if Path(dst) == out and ".tmp-" in str(src):                   # the new output cannot land
             raise OSError(errno.EIO, "Input/output error")
         return real(src, dst)
 
@@ -266,7 +267,7 @@ RAW = ("\x1b", "\u202e", "\x9b", "\u2066")
 
 @pytest.mark.parametrize("cell, want", [
     ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'), ("+1+2", "'+1+2"), ("-2+3", "'-2+3"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\\tx"), ("\rx", "'\\rx"), ("\uff1dcmd", "'\uff1dcmd"),
+    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\\rx"), ("\uff1dcmd", "'\uff1dcmd"),
     ("-0.5", "-0.5"), ("+3", "+3"), ("1e-3", "1e-3"), ("gpt-4", "gpt-4"), ("a\x1bb", "a\\x1bb"),
     ("a\u202eb", "a\\u202eb"), ("x\x9by", "x\\x9by"), (-0.5, -0.5), (3, 3)])
 def csv_cells_follow_owasp_test(cell, want):
@@ -304,20 +305,23 @@ def hostile_names_reach_no_output_raw_test(hostile_report):
     out, r = hostile_report
     for stream in (r.stdout, r.stderr):
         assert not any(ch in stream for ch in RAW), stream
-    assert "HYPERLINK" in r.stdout and "\\x1b" in r.stdout             # shown, escaped
+    assert "HYPERLINK" in r.stdout                                      # shown (the headline's model)
     for f in out.rglob("*"):
         if f.is_file() and f.suffix in (".csv", ".md", ".html", ".tex", ".json", ".svg"):
             text = f.read_text(encoding="utf-8")
             assert not any(ch in text for ch in RAW), f
     csvs = list(out.glob("tables/*.csv"))
     assert any("HYPERLINK" in f.read_text() for f in csvs)
+    for f in [*csvs, out / "report.md", out / "report.html"]:              # shown, escaped
+        text = f.read_text(encoding="utf-8")
+        assert re.search(r"evil\\+x1b\\?\[31mred\\+u202eabc", text) or "evil" not in text, f
     for f in csvs:
         df = pd.read_csv(f, dtype=str, keep_default_na=False)
         cells = [c for col in df.columns for c in df[col]] + list(df.columns)
         assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r")], f
         assert not [c for c in cells if c.startswith("-") and not _number(c)], f
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert HOSTILE[1] in json.dumps(results, ensure_ascii=False)     # JSON keeps the data itself (escaped)
+    assert set(HOSTILE) <= {r.get("model") for r in results["pw_win_rates"]}   # JSON keeps the data (escaped)
 
 
 def _number(text: str) -> bool:

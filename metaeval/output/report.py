@@ -1372,7 +1372,8 @@ class Report:
 
         (out / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
-            df.to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n")
+            esc.csv_frame(df).to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g",
+                                     lineterminator="\n")    # (formulas and control characters neutralised)
         if len(self.figures):
             (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "report.tex").write_text(self.to_latex(out / "tables", figures=out / "figures"), encoding="utf-8")

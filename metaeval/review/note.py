@@ -273,6 +273,7 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     >>> sorted(paths), sorted(p.name for p in out.iterdir())
     (['html', 'json', 'md', 'tex'], ['review.html', 'review.json', 'review.md', 'review.tex'])
     """
+    from ..output.escape import json_text
     from ..output.folder import output_folder
 
     if frame is not None and _is_text_frame(frame):
@@ -284,8 +285,8 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     sections = _sections(claims, trecs, alpha)
     texts = {"md": _markdown(sections, title, source), "html": _html(sections, title, source),
              "tex": _latex(sections, title, source),
-             "json": json.dumps({"title": title, "source": source, "claims": claims or [], "tests": trecs or []},
-                                ensure_ascii=False, indent=2) + "\n"}
+             "json": json_text(json.dumps({"title": title, "source": source, "claims": claims or [],
+                                           "tests": trecs or []}, ensure_ascii=False, indent=2)) + "\n"}
     with output_folder(out_dir, entries=REVIEW_ENTRIES, kind="review") as tmp:
         for fmt, text in texts.items():
             with open(tmp / f"review.{fmt}", "w", encoding="utf-8", newline="\n") as fh:
