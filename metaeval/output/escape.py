@@ -118,7 +118,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def csv_cell(value):
-    """A value for a cell of a CSV file that spreadsheets open: text that starts a formula gets a ``'``.
+    r"""A value for a cell of a CSV file that spreadsheets open: text that starts a formula gets a ``'``.
 
     Text starting with ``= + - @``, a tab or a carriage return (or their full-width forms) is
     prefixed with a single quote, so Excel, LibreOffice and Google Sheets show it as text instead of

@@ -234,7 +234,7 @@ def _foreign(folder: Path, kind: str, entries: re.Pattern | None = None) -> tupl
         return None
     doc = _read_marker(folder)
     if doc is None:
-        return (f"the output folder holds files not written by metaeval (no {MARKER} lists them; a {kind} "
+        return (f"the output folder holds files that are not a metaeval {kind} (no {MARKER} lists them; a {kind} "
                 "replaces the whole folder)", ", ".join((odd + files)[:5]))
     if doc["kind"] != kind:
         return (f"the output folder holds a metaeval {doc['kind']}, which a {kind} never replaces", "")
@@ -261,8 +261,8 @@ def _foreign(folder: Path, kind: str, entries: re.Pattern | None = None) -> tupl
     if entries is not None:
         extra += [rel for rel in listed if rel in files and not entries.fullmatch(rel.split("/")[0])]
     if extra:
-        return (f"the output folder holds files not written by metaeval (a {kind} replaces the whole folder)",
-                ", ".join(extra[:5]))
+        return (f"the output folder holds files that are not a metaeval {kind} (its {MARKER} does not list them; "
+                f"a {kind} replaces the whole folder)", ", ".join(extra[:5]))
     if changed:
         return (f"files of the previous {kind} were changed since metaeval wrote them", ", ".join(changed[:5]))
     return None

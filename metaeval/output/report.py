@@ -893,7 +893,7 @@ class Report:
     <Report 'Example': 1 table, 0 figures, 1 note>
     >>> out = r.write(tempfile.mkdtemp())
     >>> sorted(p.name for p in out.iterdir())
-    ['report.html', 'report.md', 'report.tex', 'results.json', 'tables']
+    ['.metaeval-output.json', 'report.html', 'report.md', 'report.tex', 'results.json', 'tables']
     >>> print(r.to_markdown().split("## Notes")[1].splitlines()[-1])
     | kappa | SmallSampleWarning | cluster bootstrap over 3 clusters | 2 |
     >>> '<h2 id="notes">Notes</h2>' in r._repr_html_()

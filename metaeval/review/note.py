@@ -271,7 +271,7 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "note"
     >>> paths = write_review(df, out, tests=tests)
     >>> sorted(paths), sorted(p.name for p in out.iterdir())
-    (['html', 'json', 'md', 'tex'], ['review.html', 'review.json', 'review.md', 'review.tex'])
+    (['html', 'json', 'md', 'tex'], ['.metaeval-output.json', 'review.html', 'review.json', 'review.md', 'review.tex'])
     """
     from ..output.escape import json_text
     from ..output.folder import output_folder
