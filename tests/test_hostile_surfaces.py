@@ -73,13 +73,13 @@ def _one_line_error(err: str, *wants: str) -> None:
 # finding 1: the lock file is never opened through a link
 # --------------------------------------------------------------------------------------------
 
-def a_symlinked_lock_file_is_refused_and_its_target_untouched_test(tmp_path):
+def a_symlinked_lock_file_is_refused_and_its_target_untouched_test(tmp_path, capsys, monkeypatch):
     victim = tmp_path / "v.txt"
     victim.write_text("X\n")
     (tmp_path / ".note.metaeval-lock").symlink_to("v.txt")
-    r = _cli("review", CLAIMS, "--out", "note", cwd=tmp_path)
-    assert r.returncode == 2, r.stderr
-    _one_line_error(r.stderr, "lock file", "link")
+    monkeypatch.chdir(tmp_path)
+    assert main(["review", str(CLAIMS), "--out", "note", "--n-resamples", "50"]) == 2
+    _one_line_error(capsys.readouterr().err, "lock file", "link")
     assert victim.read_text() == "X\n" and not (tmp_path / "note").exists()
 
 
@@ -112,13 +112,13 @@ def leftover_folders_that_are_links_are_not_followed_test(tmp_path):
 # finding 2: only a folder holding this package's previous output is replaced
 # --------------------------------------------------------------------------------------------
 
-def reviewing_a_text_into_its_own_folder_is_refused_test(tmp_path):
+def reviewing_a_text_into_its_own_folder_is_refused_test(tmp_path, capsys, monkeypatch):
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "review.txt").write_text("F(1, 20) = 4.5, p = .04\n")
-    r = _cli("review", "notes/review.txt", "--out", "notes", cwd=tmp_path)
-    assert r.returncode == 2
-    _one_line_error(r.stderr)
+    monkeypatch.chdir(tmp_path)
+    assert main(["review", "notes/review.txt", "--out", "notes"]) == 2
+    _one_line_error(capsys.readouterr().err)
     assert (notes / "review.txt").read_text() == "F(1, 20) = 4.5, p = .04\n"
     assert sorted(p.name for p in notes.iterdir()) == ["review.txt"]
 
@@ -332,12 +332,12 @@ def _number(text: str) -> bool:
         return False
 
 
-def review_outputs_show_control_characters_escaped_test(tmp_path):
+def review_outputs_show_control_characters_escaped_test(tmp_path, capsys):
     text = tmp_path / "paper.txt"
     text.write_text("We found \x1b]0;pwned\x07 t(28) = 2.20, p = .03 \u202eend.\n", encoding="utf-8")
-    r = _cli("review", text, "--out", tmp_path / "note", "--title", "T\x1bitle\u202e")
-    assert r.returncode == 0, r.stderr
-    assert not any(ch in r.stdout + r.stderr for ch in RAW)
+    assert main(["review", str(text), "--out", str(tmp_path / "note"), "--title", "T\x1bitle\u202e"]) == 0
+    printed = capsys.readouterr()
+    assert "t(28) = 2.20" in printed.out and not any(ch in printed.out + printed.err for ch in RAW)
     for f in (tmp_path / "note").iterdir():
         assert not any(ch in f.read_text(encoding="utf-8") for ch in (*RAW, "\x07")), f
 
@@ -356,19 +356,32 @@ def _specials(tmp_path: Path) -> list[Path]:
     return paths
 
 
-def special_files_as_study_files_are_one_line_errors_test(tmp_path):
-    for p in _specials(tmp_path):
-        r = _cli("report", p, "--out", tmp_path / "out", timeout=60)
-        assert r.returncode == 2, (p, r.stderr[-500:])
-        _one_line_error(r.stderr, str(p))
-        assert not (tmp_path / "out").exists()
+_RUN_EACH = textwrap.dedent("""
+    import contextlib, io, json, sys
+    from metaeval.cli import main
+    out = []
+    for argv in json.loads(sys.argv[1]):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = main(argv)
+        out.append([rc, err.getvalue()])
+    print(json.dumps(out))
+""")
 
 
-def special_files_for_inspect_are_one_line_errors_test(tmp_path):
-    for p in _specials(tmp_path):
-        r = _cli("inspect", p, timeout=60)
-        assert r.returncode == 2, (p, r.stderr[-500:])
-        _one_line_error(r.stderr, str(p))
+@pytest.mark.parametrize("command", ["report", "inspect"])
+def special_files_are_one_line_errors_test(tmp_path, command):
+    # one interpreter runs every case (memory capped, time bounded: a regression cannot take the machine)
+    paths = _specials(tmp_path)
+    argvs = [["report", str(p), "--out", str(tmp_path / "out")] if command == "report" else ["inspect", str(p)]
+             for p in paths]
+    r = subprocess.run([sys.executable, "-c", _RUN_EACH, json.dumps(argvs)], capture_output=True, text=True,
+                       env=_env(), timeout=120, preexec_fn=_limit_memory)
+    assert r.returncode == 0, r.stderr[-800:]
+    for p, (rc, err) in zip(paths, json.loads(r.stdout)):
+        assert rc == 2, (p, err)
+        _one_line_error(err, str(p))
+    assert not (tmp_path / "out").exists()
 
 
 def a_huge_study_file_is_refused_without_reading_it_test(tmp_path, capsys):
