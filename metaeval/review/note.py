@@ -231,8 +231,9 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
         What :func:`metaeval.check_claims` returned, or what :func:`metaeval.review_text` returned
         (recognised by its columns; the same as passing it as ``tests``), or None.
     out_dir : str or path
-        The output folder: created if missing; a folder holding a previous note (``review.*`` only)
-        is replaced as a whole; anything else is refused before a file is written
+        The output folder: created if missing; a folder holding a previous note (the files its
+        ``.metaeval-output.json`` lists, unchanged, and pdflatex's files of ``review.tex``) is
+        replaced as a whole; anything else is refused before a file is written
         (:func:`metaeval.output.folder.check_out`).
     tests : pandas.DataFrame, optional
         What :func:`metaeval.review_text` returned for the paper's text (a section "Reported test
