@@ -462,7 +462,7 @@ def _out_cases(tmp_path: Path) -> list[tuple[Path, str]]:
     (tmp_path / "linked").symlink_to(tmp_path / "ok")
     return [(tmp_path / "file.txt" / "out", "file"), (tmp_path / ("x" * 300), "too long"),
             (tmp_path / "dangling", "symbolic link"), (tmp_path / "linked", "symbolic link"),
-            (tmp_path / "file.txt" / ("y" * 300) / "z", "")]
+            (tmp_path / "file.txt" / ("y" * 300) / "z", ""), (tmp_path / "dangling" / "out", "symbolic link")]
 
 
 def bad_out_paths_are_one_line_errors_test(tmp_path, capsys):

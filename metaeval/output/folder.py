@@ -342,7 +342,13 @@ def _check_path(path: Path, out, kind: str) -> None:
             raise InputError("the output folder is a symbolic link" + (" to nothing" if not p.exists() else ""),
                              source=str(out), fix="give --out the folder itself (a new folder, or a previous "
                                                    f"{kind}), not a link to it")
-        if p != path and not stat.S_ISDIR(os.stat(p).st_mode if stat.S_ISLNK(st.st_mode) else st.st_mode):
+        if p != path and stat.S_ISLNK(st.st_mode):
+            try:
+                st = os.stat(p)
+            except OSError:
+                raise InputError(f"a parent of the output folder is a symbolic link to nothing: {p}", source=str(out),
+                                 fix="give --out a path under an existing folder") from None
+        if p != path and not stat.S_ISDIR(st.st_mode):
             raise InputError(f"a parent of the output folder is a file, not a folder: {p}", source=str(out),
                              fix="give --out a path under a folder")
 
