@@ -225,7 +225,9 @@ def _cmd_agree(args) -> int:
     # (printed once the run has succeeded: an error stays one line)
     print(_accounting(paired.report, engine), file=sys.stderr)
     if args.format == "csv":
-        print(frame.to_csv(index=False), end="")
+        from .output.escape import csv_frame
+
+        print(csv_frame(frame).to_csv(index=False), end="")
     elif args.format == "json":
         import json
 
