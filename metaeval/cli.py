@@ -90,16 +90,37 @@ def _number_or(*words):
 
 
 def _scale(text):
+    import math
+
     from .core.scale import Scale
 
     if text is None:
         return None
+    bad = InputError("--scale must be comma-separated finite numbers", source="the command line", text=text,
+                     fix="--scale 0,1,2,3")
     try:
-        levels = tuple(int(v) if float(v).is_integer() else float(v) for v in text.split(","))
+        values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--scale must be comma-separated numbers, e.g. 0,1,2,3; got {text!r}") from None
-    return Scale(levels)
+        raise bad from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise bad
+    try:
+        return Scale(tuple(int(v) if v.is_integer() else v for v in values))
+    except ValueError as exc:
+        raise InputError(f"--scale is not a scale: {exc}", source="the command line", text=text,
+                         fix="--scale 0,1,2,3") from None
+
+
+def _binarize(paired, threshold):
+    """``paired.binarize(threshold)``, a threshold outside the labels' range an InputError naming --binarize."""
+    try:
+        return paired.binarize(threshold)
+    except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"--binarize {threshold:g} cannot split the labels: {exc}", source="the command line",
+                         fix="give a threshold between the lowest and the highest label (label >= it counts as 1)"
+                         ) from None
 
 
 def _cmd_inspect(args) -> int:
@@ -171,12 +192,16 @@ def _label_arg(text):
 
 
 def _cmd_agree(args) -> int:
+    import math
     import warnings
 
     from .agreement.coefficients import agreement_report
     from .data.alignment import PairedTables, align
 
     _check_resampling(args)
+    if args.binarize is not None and not math.isfinite(args.binarize):
+        raise InputError("--binarize must be a finite number", source="the command line", text=str(args.binarize),
+                         fix="--binarize 2 (labels >= 2 count as 1)")
     try:
         paired = align(args.reference, args.candidate, on=tuple(args.on.split(",")), label=_label_arg(args.label),
                        scale=_scale(args.scale), out_of_scale=args.out_of_scale, duplicates=args.duplicates,
@@ -190,7 +215,7 @@ def _cmd_agree(args) -> int:
                              fix=f"--cluster {on[0]}") from None
         raise _suggest_columns(exc, args.on, args.label) from None
     if args.binarize is not None:
-        paired = paired.binarize(args.binarize)
+        paired = _binarize(paired, args.binarize)
     columns = paired.by if isinstance(paired, PairedTables) else tuple(paired.data.columns)
     if args.cluster is not None and args.cluster not in columns:
         cols = [c for c in columns if c not in ("reference", "candidate")]
@@ -207,14 +232,18 @@ def _cmd_agree(args) -> int:
     # (printed once the run has succeeded: an error stays one line)
     print(_accounting(paired.report, engine), file=sys.stderr)
     if args.format == "csv":
-        print(frame.to_csv(index=False), end="")
+        from .output.escape import csv_frame
+
+        print(csv_frame(frame).to_csv(index=False), end="")
     elif args.format == "json":
         import json
 
         doc = {"engine": engine, "alignment": _accounting_record(paired.report),
                "results": json.loads(frame.to_json(orient="records", double_precision=15)),
                "warnings": messages}
-        print(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False))
+        from .output.escape import json_text
+
+        print(json_text(json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)))
     else:
         level = f"{frame['confidence_level'].iloc[0]:.0%}"
         unit = frame["unit"].iloc[0]
@@ -264,7 +293,7 @@ def _cmd_review(args) -> int:
     from .review.note import REVIEW_ENTRIES, write_review
     from .review.text import review_text
 
-    check_out(args.out, entries=REVIEW_ENTRIES, kind="review")     # before anything is read or computed
+    check_out(args.out, entries=REVIEW_ENTRIES, kind="review", inputs=[args.claims])   # before anything is read
     _check_resampling(args)
     path = Path(args.claims)
     from .data.io import check_regular
@@ -275,6 +304,9 @@ def _cmd_review(args) -> int:
     if not path.is_file():
         raise InputError("no such file" if not path.exists() else "not a file", source=path,
                          fix="give a claims file (.toml) or a paper's text (.txt, .md, .tex, .html)")
+    data = _read_input(path)
+    if path.suffix.lower() == ".toml":            # the files a claims file names are inputs too
+        check_out(args.out, entries=REVIEW_ENTRIES, kind="review", inputs=[path, *_claims_inputs(data, path)])
     title = args.title or f"Reviewer's note: {path.name}"
     if path.suffix.lower() == ".toml":
         import pandas as pd
@@ -329,6 +361,33 @@ def _print_claims(frame, *, found_in_text: bool = False) -> None:
               + (f": {no_nan(r['reason']).split(';')[0]}" if found_in_text else ""))
         for w in claim_warnings(r):
             print(f"     warning: {w}")
+
+
+#: The largest claims file or paper text `metaeval review` reads (bytes).
+MAX_REVIEW_BYTES = 50 * 2**20
+
+
+def _read_input(path):
+    """The bytes of a file named on the command line: special files refused, size bounded, never blocking."""
+    from .core.regular import read_regular
+
+    return read_regular(path, limit=MAX_REVIEW_BYTES, what="the file",
+                        limit_fix="review the results section (or split the text into parts)")
+
+
+def _claims_inputs(data: bytes, path) -> list:
+    """The paths a claims file names (``files = {...}``, ``[[text]] path``); none if it does not parse."""
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    from .output.folder import run_inputs
+
+    try:
+        return run_inputs(tomllib.loads(data.decode("utf-8")), path.parent)
+    except (ValueError, RecursionError):          # (check_claims says what is wrong with it)
+        return []
 
 
 def _print_tests(tests, alpha) -> None:
@@ -431,7 +490,7 @@ def _cmd_report(args) -> int:
     from .output.folder import check_out
     from .output.study import load_study, run_study
 
-    check_out(args.out)                     # before the study is read or any analysis runs
+    check_out(args.out, inputs=[args.study])    # before the study is read or any analysis runs
     _check_resampling(args)
     exe = _pdflatex() if args.pdf else None
     study = load_study(args.study)
@@ -790,6 +849,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Visible(sys.stdout), _Visible(sys.stderr)   # names from the data shown escaped
     try:
         with interface("cli"):
             return args.func(args)
@@ -801,6 +862,30 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # pragma: no cover - e.g. `metaeval align ... | head`
         return 0
+    except OSError as exc:                      # a file that cannot be read or written, named in one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"metaeval: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+class _Visible:
+    """A text stream that shows control and bidi characters escaped before they reach the terminal
+    (:func:`metaeval.output.escape.visible`; a carriage return that starts a write, a progress bar's,
+    stays)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        from .output.escape import visible
+
+        head = "\r" if text.startswith("\r") else ""
+        return self._stream.write(head + visible(text[len(head):]))
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":  # pragma: no cover

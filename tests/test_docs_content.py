@@ -105,7 +105,7 @@ def _run_command(cmd: str) -> str:
     args = shlex.split(cmd)
     if args[0] == "ls":
         target = Path(args[1]) if len(args) > 1 else Path(".")
-        return "\n".join(sorted(q.name for q in target.iterdir())) + "\n"
+        return "\n".join(sorted(q.name for q in target.iterdir() if not q.name.startswith("."))) + "\n"  # as ls
     assert args[0] == "metaeval", f"the docs run only metaeval and ls commands, not {cmd!r}"
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -38,7 +38,8 @@ def latex_is_booktabs_and_escaped_test():
 def report_folder_contents_test(small_report):
     names = sorted(p.name for p in small_report.iterdir())
     # report.tex inputs every table (compiled in tests/test_report_tex.py)
-    assert names == ["figures", "report.html", "report.md", "report.tex", "results.json", "tables"]
+    assert names == [".metaeval-output.json", "figures", "report.html", "report.md", "report.tex", "results.json",
+                     "tables"]
     csvs = sorted(p.stem for p in (small_report / "tables").glob("*.csv"))
     texs = sorted(p.stem for p in (small_report / "tables").glob("*.tex"))
     assert csvs == texs and len(csvs) >= 6

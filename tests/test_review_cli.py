@@ -84,7 +84,8 @@ def review_imageclef_test(tmp_path, capsys):
     assert main(["review", str(IMAGECLEF), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "3 claims: 2 consistent, 0 inconsistent, 1 not supported" in printed
-    assert sorted(p.name for p in out.iterdir()) == ["review.html", "review.json", "review.md", "review.tex"]
+    assert sorted(p.name for p in out.iterdir()) == [".metaeval-output.json", "review.html", "review.json", "review.md",
+                                                     "review.tex"]
     # review.json holds exactly what check_claims returns for the file (same seed)
     doc = json.loads((out / "review.json").read_text(encoding="utf-8"))
     # (plus what the other formats print: "what follows" with its table and warnings)
@@ -98,7 +99,8 @@ def review_imageclef_test(tmp_path, capsys):
     _pdflatex(out / "review.tex")
     # a second run replaces the note, pdflatex's files included (a note folder holds review.* only)
     assert main(["review", str(IMAGECLEF), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["review.html", "review.json", "review.md", "review.tex"]
+    assert sorted(p.name for p in out.iterdir()) == [".metaeval-output.json", "review.html", "review.json", "review.md",
+                                                     "review.tex"]
 
 
 def review_hostile_claims_test(tmp_path):

@@ -236,7 +236,8 @@ def report_command_is_byte_identical_test(tmp_path):
     for out in ("a", "b"):
         assert cli.main(["report", str(EXAMPLE), "--out", str(tmp_path / out)]) == 0
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
-    assert len(files) == 4 + 2 * 13 + 4 * 7          # report.md/.html/.tex + results.json, 13 tables, 7 figures (png, svg, pdf, tex)
+    # report.md/.html/.tex + results.json, 13 tables, 7 figures (png, svg, pdf, tex), the folder's marker
+    assert len(files) == 4 + 2 * 13 + 4 * 7 + 1
     assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
 
 

@@ -156,6 +156,14 @@ def _fmt(v):
         return str(v)
 
 
+def _empty_or_pseudo(path) -> None:
+    """A file whose stated size is 0: refused when it has content after all (a pseudo-file of /proc or
+    /sys, whose reading may never end) or cannot be read without waiting (``/proc/kmsg``)."""
+    from ..core.regular import read_regular
+
+    read_regular(path, limit=0)
+
+
 def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Inspection:
     """Read a file with the reader for its kind and describe it: counts, labels and problems.
 
@@ -173,7 +181,8 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     Raises
     ------
     InputError
-        File not found, an unknown kind, or anything the kind's reader rejects.
+        File not found, a link loop, a device, FIFO, socket, folder or pseudo-file (``/proc``), an
+        unknown kind, or anything the kind's reader rejects.
 
     References
     ----------
@@ -187,9 +196,13 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     >>> i.kind, i.rows, i.facts["models"], i.problems
     ('battles', 1359, 8, ['8 invalid outcome(s) (parse failures or refusals)'])
     """
+    from ..core.regular import check_readable
     from ..data import io as mio
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise InputError("file not found", source=str(path), fix="check the path")
+    st = check_readable(path)                   # a device, FIFO, socket, folder or link loop: refused unopened
+    if st.st_size == 0:
+        _empty_or_pseudo(path)
     log = _inspect_log(path)
     if log is not None:
         return log

@@ -8,13 +8,24 @@ function of its format before the text reaches a file:
   renderers (markdown-it) and by python-markdown: no raw HTML, no emphasis, link, heading or list;
 * :func:`html`: text and attribute values of an HTML page;
 * :func:`latex`: text set by pdflatex (special characters as commands, non-ASCII characters the
-  default fonts lack transliterated, control characters as spaces);
+  default fonts lack transliterated, line breaks and tabs as spaces);
 * :func:`file_stem`: a name used as a file stem (``tables/<stem>.csv``), a LaTeX ``\\label`` or an
   ``\\input`` path is *validated*, not escaped: letters, digits, ``-``, ``_`` and ``.``, not
   starting with a dot, 1 to :data:`MAX_STEM` characters; anything else is refused;
   :func:`unique_stems` refuses two names that differ only in case (one file on macOS and Windows);
 * :func:`mpl_text`: text drawn by matplotlib, where a pair of ``$`` starts mathtext: every ``$`` is
-  escaped unless the caller asks for math.
+  escaped unless the caller asks for math;
+* :func:`visible`: text for a terminal (what the command line prints);
+* :func:`csv_cell` and :func:`csv_frame`: cells of ``tables/*.csv`` (OWASP's CSV-injection rule);
+* :func:`json_text`: a JSON document whose strings keep their value but hold no raw control character.
+
+In every format, control characters (C0 but line break and tab where the format keeps layout, DEL,
+C1 such as ESC and CSI) and invisible format characters that reorder or hide text (the bidirectional
+embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, the marks U+200E, U+200F and
+U+061C, U+200B, U+2060–U+2064, U+FEFF, the line and paragraph separators U+2028 and U+2029, and the
+other characters of Unicode category Cf but the joiners U+200C and U+200D) are shown escaped, as
+Python writes them: ``\\x1b``, ``\\u202e`` (:func:`visible`). A name cannot clear a terminal, colour
+it, set its title or reorder the text around it (the "Trojan Source" attack, CVE-2021-42574).
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from collections.abc import Iterable
 from ..core.errors import InputError
 
 __all__ = ["markdown", "markdown_cell", "html", "latex", "file_stem", "unique_stems", "mpl_text", "STEM_RULE",
-           "MAX_STEM"]
+           "MAX_STEM", "visible", "csv_cell", "csv_frame", "json_text"]
 
 #: The longest file stem (an analysis name, a table or figure name) accepted.
 MAX_STEM = 100
@@ -35,6 +46,173 @@ MAX_STEM = 100
 STEM_RULE = (f"letters, digits, '-', '_' and '.' only, not starting with '.', 1 to {MAX_STEM} characters, "
              "unique ignoring case")
 _STEM_RE = re.compile(r"[A-Za-z0-9_.\-]+")
+
+# --------------------------------------------------------------------------------------------
+# control and bidirectional characters (every format)
+# --------------------------------------------------------------------------------------------
+
+# The characters :func:`visible` escapes, as code point ranges: Unicode categories Cc (C0, DEL, C1), Zl,
+# Zp, Cs (lone surrogates) and Cf but the joiners U+200C and U+200D (Unicode 14; written out so that
+# importing this module stays instant). Line break (U+000A) and tab (U+0009) are kept when layout=True.
+_HIDDEN_RANGES = ((0x0, 0x8), (0xB, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C),
+                  (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E),
+                  (0x200B, 0x200B), (0x200E, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+                  (0xD800, 0xDFFF), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+                  (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+                  (0xE0020, 0xE007F))
+_HIDDEN_CLASS = "".join(f"\\U{a:08x}" + (f"-\\U{b:08x}" if b > a else "") for a, b in _HIDDEN_RANGES)
+_HIDDEN_RE = re.compile(f"[{_HIDDEN_CLASS}]")
+_HIDDEN_ALL_RE = re.compile(f"[\\n\\t{_HIDDEN_CLASS}]")
+
+
+def _one_line(text) -> str:
+    """``text`` with its line breaks (CR LF, LF, CR) and tabs as spaces."""
+    return str(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
+
+
+def _code(ch: str) -> str:
+    o = ord(ch)
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch) or (
+        f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+
+
+def visible(text, *, layout: bool = True) -> str:
+    r"""``text`` with its control and invisible format characters shown escaped (``\x1b``, ``\u202e``).
+
+    Parameters
+    ----------
+    text : object
+        Converted with ``str``.
+    layout : bool
+        Keep line breaks (``\n``) and tabs as they are (True, for text printed on several lines), or
+        escape them too (False, for a value that must stay on one line).
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    Unicode Technical Report #36 (security considerations) and #9 (the bidirectional algorithm's
+    explicit formatting characters); N. Boucher and R. Anderson, "Trojan Source: Invisible
+    Vulnerabilities" (2021, CVE-2021-42574); ECMA-48 (C0 and C1 control functions).
+
+    Examples
+    --------
+    >>> visible("gpt\x1b[2J-4\u202eabc")
+    'gpt\\x1b[2J-4\\u202eabc'
+    >>> visible("two\nlines"), visible("two\nlines", layout=False)
+    ('two\nlines', 'two\\nlines')
+    """
+    return (_HIDDEN_RE if layout else _HIDDEN_ALL_RE).sub(lambda m: _code(m.group(0)), str(text))
+
+
+# --------------------------------------------------------------------------------------------
+# CSV and JSON
+# --------------------------------------------------------------------------------------------
+
+# OWASP: a cell starting with one of these is a formula in Excel, LibreOffice and Google Sheets
+# (full-width forms: what an IME may type; spreadsheets in East Asian locales read them the same way)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value):
+    r"""A value for a cell of a CSV file that spreadsheets open: text that starts a formula gets a ``'``.
+
+    Text starting with ``= + - @``, a tab or a carriage return (or their full-width forms) is
+    prefixed with a single quote, so Excel, LibreOffice and Google Sheets show it as text instead of
+    evaluating it (``=HYPERLINK(...)``, ``=cmd|' /C calc'!A0``); text that is a plain number
+    (``-0.5``, ``+3``, ``1e-3``) is left as it is. Control and invisible format characters are then
+    shown escaped (:func:`visible`; line breaks and tabs inside the text stay: CSV quotes them).
+    Values that are not text (numbers, booleans, missing values) are returned unchanged.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    object
+        The neutralised text, or ``value`` itself when it is not a ``str``.
+
+    References
+    ----------
+    OWASP, "CSV Injection" (owasp.org/www-community/attacks/CSV_Injection): prepend a single quote
+    to cells beginning with ``=``, ``+``, ``-``, ``@``, tab (0x09) or carriage return (0x0D).
+
+    Examples
+    --------
+    >>> csv_cell('=HYPERLINK("http://x","y")'), csv_cell("-0.5"), csv_cell(-0.5), csv_cell("gpt-4")
+    ('\'=HYPERLINK("http://x","y")', '-0.5', -0.5, 'gpt-4')
+    """
+    if not isinstance(value, str):
+        return value
+    s = value
+    if s.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(s):
+        s = "'" + s
+    return visible(s)
+
+
+def csv_frame(df):
+    r"""A copy of a DataFrame whose text cells and column names pass through :func:`csv_cell`.
+
+    Numeric columns are not touched (a negative number is written as a number).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> csv_frame(pd.DataFrame({"model": ["=1+1", "a"], "x": [-1.5, 2.0]})).to_csv(index=False)
+    "model,x\n'=1+1,-1.5\na,2.0\n"
+    """
+    import pandas as pd
+
+    out = df.copy()
+    for c in out.columns:
+        col = out[c]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+            out[c] = col.map(csv_cell)
+    out.columns = [csv_cell(c) for c in out.columns]
+    return out
+
+
+def json_text(text: str) -> str:
+    r"""A JSON document (``json.dumps(..., ensure_ascii=False)``) with its hidden characters as ``\uXXXX``.
+
+    The characters :func:`visible` escapes can only stand inside JSON strings; written as JSON
+    escapes they parse back to the same value, and the file shows no raw control or bidi character.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import json
+    >>> s = json_text(json.dumps({"name": "a\u202eb"}, ensure_ascii=False))
+    >>> s, json.loads(s)["name"] == "a\u202eb"
+    ('{"name": "a\\u202eb"}', True)
+    """
+    def esc(m):
+        o = ord(m.group(0))
+        if o < 0x10000:
+            return f"\\u{o:04x}"
+        o -= 0x10000
+        return f"\\u{0xd800 + (o >> 10):04x}\\u{0xdc00 + (o & 0x3ff):04x}"
+    return _HIDDEN_RE.sub(esc, text)
+
 
 # --------------------------------------------------------------------------------------------
 # Markdown
@@ -58,7 +236,8 @@ def markdown(text, *, _block: bool = True) -> str:
     (python-markdown has no backslash escape for them; ``|`` would end a table cell); a ``# + - = .``
     that would start a heading or a list (first character, or ``.`` after leading digits) is escaped
     too. Line breaks and tabs become spaces and leading spaces are dropped, so the text stays in its
-    paragraph, heading or table cell.
+    paragraph, heading or table cell; other control and format characters are shown escaped
+    (:func:`visible`).
 
     Parameters
     ----------
@@ -82,7 +261,7 @@ def markdown(text, *, _block: bool = True) -> str:
     >>> markdown("# gpt-4 *best* 0.5")
     '\\\\# gpt-4 \\\\*best\\\\* 0.5'
     """
-    s = " ".join(str(text).replace("\x00", " ").replace("\t", " ").splitlines()).lstrip(" ")
+    s = visible(_one_line(text), layout=False).lstrip(" ")
     out = []
     for i, ch in enumerate(s):
         if ch in _MD_ENTITY:
@@ -130,6 +309,8 @@ def markdown_cell(text) -> str:
 def html(text) -> str:
     """``text`` as HTML text or a quoted attribute value: ``& < > " '`` as entities.
 
+    Control and format characters but line breaks and tabs are shown escaped (:func:`visible`).
+
     Parameters
     ----------
     text : object
@@ -143,7 +324,7 @@ def html(text) -> str:
     >>> html('<img src=x onerror="alert(1)">')
     '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     """
-    return _html.escape(str(text).replace("\x00", "\ufffd"), quote=True)
+    return _html.escape(visible(str(text).replace("\r\n", "\n")), quote=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,8 +348,9 @@ def latex(text) -> str:
     ``\\ & % $ # _ { } ~ ^ < > |`` become commands, and a leading ``[`` a group (``{[}``: after
     ``\\\\`` it would be read as an optional argument); Greek letters and the typographic
     characters of the labels become their math or text commands; other accented letters lose the
-    accent; any other non-ASCII character becomes ``?``; control characters (line breaks, NUL, DEL)
-    become spaces, so a title or caption stays one paragraph.
+    accent; any other non-ASCII character becomes ``?``; line breaks and tabs become spaces, so a title
+    or caption stays one paragraph, and other control and format characters are shown escaped
+    (:func:`visible`: ``\\x1b`` is set as ``\\textbackslash{}x1b``).
 
     Parameters
     ----------
@@ -189,7 +371,7 @@ def latex(text) -> str:
     ok\\}\\textbackslash{}input\\{x\\}\\% 50\\% $\\kappa$
     """
     out = []
-    for ch in str(text):
+    for ch in visible(_one_line(text), layout=False):
         if ch in _LATEX_SPECIAL:
             out.append(_LATEX_SPECIAL[ch])
         elif ord(ch) < 32 or ord(ch) == 127:
@@ -297,7 +479,8 @@ def mpl_text(text, *, math: bool = False) -> str:
 
     Matplotlib reads text between two unescaped ``$`` as mathtext (``a$_$b`` fails to parse,
     ``gpt$4$-turbo`` is set in italics without the dollars); ``\\$`` is a literal dollar sign.
-    Every ``$`` is escaped, unless ``math=True`` (the caller wrote mathtext on purpose).
+    Every ``$`` is escaped, unless ``math=True`` (the caller wrote mathtext on purpose); control and
+    format characters but line breaks and tabs are shown escaped (:func:`visible`).
 
     Parameters
     ----------
@@ -321,5 +504,5 @@ def mpl_text(text, *, math: bool = False) -> str:
     >>> mpl_text("$\\\\alpha$", math=True)
     '$\\\\alpha$'
     """
-    s = str(text)
+    s = visible(str(text).replace("\r\n", "\n"))
     return s if math else s.replace("$", r"\$")

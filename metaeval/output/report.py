@@ -963,7 +963,7 @@ class Report:
     <Report 'Example': 1 table, 0 figures, 1 note>
     >>> out = r.write(tempfile.mkdtemp())
     >>> sorted(p.name for p in out.iterdir())
-    ['report.html', 'report.md', 'report.tex', 'results.json', 'tables']
+    ['.metaeval-output.json', 'report.html', 'report.md', 'report.tex', 'results.json', 'tables']
     >>> print(r.to_markdown().split("## Notes")[1].splitlines()[-1])
     | kappa | SmallSampleWarning | cluster bootstrap over 3 clusters | 2 |
     >>> '<h2 id="notes">Notes</h2>' in r._repr_html_()
@@ -1442,7 +1442,8 @@ class Report:
 
         (out / "tables").mkdir(parents=True, exist_ok=True)
         for name, df in self.tables.items():
-            df.to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g", lineterminator="\n")
+            esc.csv_frame(df).to_csv(out / "tables" / f"{name}.csv", index=False, float_format="%.10g",
+                                     lineterminator="\n")    # (formulas and control characters neutralised)
         if len(self.figures):
             (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "report.tex").write_text(self.to_latex(out / "tables", figures=out / "figures"), encoding="utf-8")

@@ -97,6 +97,10 @@ def _table(rep: Report, name: str, result, caption: str, *, columns=None, units:
               units=units)
 
 
+#: The largest study file read (bytes): a study names its data files, it does not hold them.
+MAX_STUDY_BYTES = 10 * 2**20
+
+
 def load_study(path: str | os.PathLike) -> dict:
     """Parse a study file (TOML) into a dict.
 
@@ -114,7 +118,9 @@ def load_study(path: str | os.PathLike) -> dict:
     Raises
     ------
     InputError
-        When the file is missing or is not valid TOML (the message names the file and the fix).
+        When the file is missing or is not valid TOML (the message names the file and the fix); a
+        device, FIFO, socket, folder, link loop or pseudo-file, or a file larger than
+        :data:`MAX_STUDY_BYTES`, is refused before it is read (:func:`metaeval.core.regular.read_regular`).
 
     Examples
     --------
@@ -127,12 +133,13 @@ def load_study(path: str | os.PathLike) -> dict:
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
+    from ..core.regular import read_regular
+
     path = Path(path)
+    data = read_regular(path, limit=MAX_STUDY_BYTES, what="the study file",
+                        limit_fix="a study file names its data files, it does not hold them")
     try:
-        with open(path, "rb") as fh:
-            study = tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError("study file not found", source=str(path)) from None
+        study = tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML ({exc})", source=str(path), fix="check the study file's syntax") from None
     except UnicodeDecodeError as exc:
@@ -143,11 +150,6 @@ def load_study(path: str | os.PathLike) -> dict:
     except RecursionError:
         raise InputError("the study file nests arrays or tables too deeply to read", source=str(path),
                          fix="a study file needs at most a few levels of nesting") from None
-    except IsADirectoryError:
-        raise InputError("the study path is a folder, not a file", source=str(path),
-                         fix="name the study file (a .toml file)") from None
-    except OSError as exc:
-        raise InputError(f"cannot read the study file ({exc.strerror or exc})", source=str(path)) from None
     study["_base"] = str(path.parent)
     study["_source"] = str(path)
     validate_study(study)
@@ -1175,13 +1177,17 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     >>> list(rep.notes.columns)
     ['analysis', 'category', 'message', 'times']
     """
-    from .folder import check_out, output_folder
+    from .folder import check_out, output_folder, run_inputs
 
     check_out(out)                               # an --out that cannot be written: say so before any analysis
     if not isinstance(study, dict):
         study = load_study(study)
     validate_study(study, unknown="warn")       # (a study file: load_study has refused unknown keys)
     base = Path(base or study.get("_base", "."))
+    # the files it reads (the study file, its data): a report never replaces a folder holding them
+    inputs = run_inputs({k: v for k, v in study.items() if not k.startswith("_")}, base) + (
+        [Path(study["_source"])] if study.get("_source") else [])
+    check_out(out, inputs=inputs)
     ctx = _Context(study, base)
     rep = ctx.rep = Report(study.get("title", "metaeval report"), intro=study.get("description", ""),
                            meta={"seed": ctx.seed, "n_resamples": ctx.n_resamples,
@@ -1189,7 +1195,7 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
     analyses = study.get("analysis", [])
     if not analyses:
         raise InputError("the study has no [[analysis]] entries", source=study.get("_source", "<study>"))
-    with output_folder(out) as tmp:
+    with output_folder(out, inputs=inputs) as tmp:
         rep._spool = tmp                         # each figure is written and released as its analysis finishes
         for i, a in enumerate(progress(analyses, desc="analyses"), start=1):
             kind = a.get("type")

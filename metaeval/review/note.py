@@ -317,8 +317,9 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
         What :func:`metaeval.check_claims` returned, or what :func:`metaeval.review_text` returned
         (recognised by its columns; the same as passing it as ``tests``), or None.
     out_dir : str or path
-        The output folder: created if missing; a folder holding a previous note (``review.*`` only)
-        is replaced as a whole; anything else is refused before a file is written
+        The output folder: created if missing; a folder holding a previous note (the files its
+        ``.metaeval-output.json`` lists, unchanged, and pdflatex's files of ``review.tex``) is
+        replaced as a whole; anything else is refused before a file is written
         (:func:`metaeval.output.folder.check_out`).
     tests : pandas.DataFrame, optional
         What :func:`metaeval.review_text` returned for the paper's text (a section "Reported test
@@ -363,8 +364,9 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "note"
     >>> paths = write_review(df, out, tests=tests)
     >>> sorted(paths), sorted(p.name for p in out.iterdir())
-    (['html', 'json', 'md', 'tex'], ['review.html', 'review.json', 'review.md', 'review.tex'])
+    (['html', 'json', 'md', 'tex'], ['.metaeval-output.json', 'review.html', 'review.json', 'review.md', 'review.tex'])
     """
+    from ..output.escape import json_text
     from ..output.folder import output_folder
 
     if frame is not None and _is_text_frame(frame):
@@ -377,8 +379,8 @@ def write_review(frame: pd.DataFrame | None, out_dir, *, tests: pd.DataFrame | N
     sections = _sections(claims, trecs, alpha, frecs)
     texts = {"md": _markdown(sections, title, source), "html": _html(sections, title, source),
              "tex": _latex(sections, title, source),
-             "json": json.dumps({"title": title, "source": source, "claims": claims or [], "tests": trecs or [],
-                                 "found_claims": frecs or []}, ensure_ascii=False, indent=2) + "\n"}
+             "json": json_text(json.dumps({"title": title, "source": source, "claims": claims or [], "tests": trecs or [],
+                                           "found_claims": frecs or []}, ensure_ascii=False, indent=2)) + "\n"}
     with output_folder(out_dir, entries=REVIEW_ENTRIES, kind="review") as tmp:
         for fmt, text in texts.items():
             with open(tmp / f"review.{fmt}", "w", encoding="utf-8", newline="\n") as fh:
