@@ -94,8 +94,8 @@ def _html_table(page: str, name: str) -> tuple[list[str], list[list[str]]]:
 
 # the columns each table shows: what the library computed, in the paper's shape (intervals in one cell)
 EXPECTED = {
-    "panel_panel": ["judge", "estimate [95% CI]", "rank [95% CI]", "difference [95% CI]", "difference_pvalue",
-                    "tied_with_best"],
+    "panel_panel": ["judge", "estimate [95% CI]", "rank [95% CI]", "rank_marginal [95% CI]", "difference [95% CI]",
+                    "difference_pvalue", "tied_with_best"],
     "panel_error_correlation": ["judge", *JUDGES],
     "panel_agreement": ["judge", *JUDGES],
     "jury_jury_vs_best": ["method", "set", "statistic", "estimate [95% CI]", "pvalue", "best_member",

@@ -969,10 +969,14 @@ def _an_panel(a, ctx, rep, key):
              "intervals read off max-T intervals for all pairwise differences (Hsu's multiple comparisons "
              "with the best) and their adjusted p-values; simultaneous and marginal rank sets from the same "
              "intervals (Mogstad, Romano, Shaikh & Wilhelm 2024).")
-    rep.table(f"{key}_panel", res.to_frame(), f"Each judge's {d['statistic']}, rank sets (simultaneous, marginal), difference to the best of the others",
-              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_low_marginal",
-                       "rank_high_marginal", "difference", "difference_low", "difference_high", "difference_pvalue",
-                       "tied_with_best"])
+    frame = res.to_frame()
+    # the marginal rank set shown as one "rank_marginal [CI]" cell beside the simultaneous one
+    frame = frame.assign(rank_marginal=frame["rank"], rank_marginal_low=frame["rank_low_marginal"],
+                         rank_marginal_high=frame["rank_high_marginal"])
+    rep.table(f"{key}_panel", frame, f"Each judge's {d['statistic']}, rank sets (simultaneous, marginal), difference to the best of the others",
+              columns=["judge", "estimate", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_marginal",
+                       "rank_marginal_low", "rank_marginal_high", "difference", "difference_low", "difference_high",
+                       "difference_pvalue", "tied_with_best"])
     rep.table(f"{key}_error_correlation", res.error_correlation.reset_index(),
               f"Correlation of the judges' errors against {ref_name} ({d['errors']}), on the items both judged")
     rep.table(f"{key}_agreement", res.agreement.reset_index(), f"Judge x judge agreement ({d['matrix_statistic']})")
