@@ -93,6 +93,7 @@ from scipy import stats
 
 from ..core import registry
 from ..core.errors import InputError
+from . import nulls
 from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, kappa_weights, rounding_interval
 
 __all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
@@ -103,6 +104,10 @@ COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "
            "details")
 
 VERDICTS = ("consistent", "inconsistent", "not supported")
+
+#: The largest count (n, systems, wins, …) a claim may state: beyond, the checks' arithmetic is not exact
+#: and no study is that large.
+MAX_COUNT = 10 ** 12
 
 _IID = ("iid items: the paper reports no clustering (e.g. by topic or prompt); with clustering the "
         "interval is wider")
@@ -145,9 +150,22 @@ class _Claim:
         v = self.number(key, required=required, default=default)
         if v is None:
             return None
-        if v != int(v) or v < 0:
-            raise self.err(f"{key} must be a non-negative whole number", text=repr(self.d[key]))
+        if not math.isfinite(v) or v != math.floor(v) or v < 0:
+            raise self.err(f"{key} must be a non-negative whole number, got {self.d.get(key, v)!r}",
+                           fix=f"write {key} as the count the paper prints (e.g. {key} = 202)")
+        if v > MAX_COUNT:
+            raise self.err(f"{key} = {self.d.get(key, v)!r} is beyond the largest count checked ({MAX_COUNT:.0e})",
+                           fix=f"check {key}: no judge-validation study counts more than {MAX_COUNT:.0e} items")
         return int(v)
+
+    def bounded(self, key, low, high, what):
+        """A row saying the printed ``key`` lies outside [low, high], the range of ``what`` (None if inside)."""
+        if not self.has(key):
+            return None
+        _, lo, hi, _ = self.interval(key)
+        if hi < low - EPS or lo > high + EPS:
+            return f"{key} = {self.d[key]} lies outside the range of {what}, [{low:g}, {high:g}]: no data give it"
+        return None
 
     def interval(self, key):
         """(value, low, high, decimals) of a printed number, honouring ``<key>_decimals`` or ``decimals``."""
@@ -615,16 +633,38 @@ def _f1(c: _Claim, opts):
     raise c.err("an f1 claim needs table= or precision= and recall=")
 
 
-def _r_pvalue(method, r, n):
-    """Two-sided p of H0: no association from r and n (what scipy reports for uncorrelated data)."""
-    if method in ("pearson", "spearman"):
-        from ..agreement.correlation import r_test_pvalue
+_SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+_NAME = {"pearson": "Pearson's r", "spearman": "Spearman's ρ", "kendall": "Kendall's τ"}
 
-        return r_test_pvalue(r, n - 2)
-    # Kendall τ without ties: the exact null at the discordant count τ stands for (the same null as the
-    # rank_correlation kind; scipy's asymptotic one above 170 items)
+
+def _scipy_default_p(method, value, n, table=None) -> float:
+    """The p scipy's default test gives at the reported coefficient (no ties unless a table is stated)."""
+    if table is not None:
+        return nulls.tie_table_p(method, table)[1]
+    if method != "kendall":
+        return float(nulls._r_t_p(value, n))
     pairs = n * (n - 1) // 2
-    return _tau_exact_p(n, int(round((1 - float(np.clip(r, -1, 1))) * pairs / 2)))
+    D = min(max(round((1 - float(np.clip(value, -1, 1))) * pairs / 2), 0), pairs)
+    if n <= 33:                                    # scipy's default: exact below 34 untied items
+        return nulls.tau_exact_p(n, D)
+    return nulls.tau_normal_p(n, 1 - 2 * D / pairs)
+
+
+def _p_methods(c: _Claim, method, n, lo, hi, alpha, *, ties, table=None) -> tuple[bool, str, dict]:
+    """Check the reported p against every standard test of the coefficient: (ok, reason, details)."""
+    ranges = nulls.p_ranges(method, n, lo, hi, ties=ties, table=table)
+    checks = {name: _p_consistent(c.get("p"), a, b, alpha) for name, (a, b) in ranges.items()}
+    hits = [name for name, (ok, _) in checks.items() if ok]
+    what = next(iter(checks.values()))[1]
+    shown = "; ".join(f"{name}: p in [{a:.3g}, {b:.3g}]" for name, (a, b) in ranges.items())
+    sym = _SYMBOL[method]
+    if hits:
+        reason = (f"with n = {n}, {sym} = {c.get('value')}: the reported {what}, which the "
+                  + " and the ".join(hits) + f" give{'s' if len(hits) == 1 else ''} ({shown})")
+    else:
+        reason = (f"with n = {n}, {sym} = {c.get('value')}: the reported {what}, which no standard test "
+                  f"gives ({shown})")
+    return bool(hits), reason, {"p_methods": {k: list(v) for k, v in ranges.items()}, "p_methods_matching": hits}
 
 
 def _correlation(c: _Claim, opts):
@@ -635,21 +675,36 @@ def _correlation(c: _Claim, opts):
     if method not in ("pearson", "spearman", "kendall"):
         raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
     val, lo, hi, d = c.interval("value")
-    n = c.count("n")
+    bad = c.bounded("value", -1, 1, _NAME[method])
+    if bad:
+        return _row(c, statistic=method, reported=val, confidence_level=cl, p_reported=c.get("p"),
+                    verdict="inconsistent", reason=bad)
+    table = c.table() if c.has("table") else None
+    if table is not None and (c.has("n") and c.count("n") != int(table.sum())):
+        raise c.err(f"n = {c.count('n')} but the table holds {int(table.sum())} items", fix="check n and the table")
+    if table is not None and table.sum() > 10 ** 7:
+        raise c.err(f"the table holds {int(table.sum()):,} items; tables up to 10,000,000 items are recomputed")
+    n = int(table.sum()) if table is not None else c.count("n")
     if n < 5:
         raise c.err(f"n = {n} is too small for an interval (needs n ≥ 5)")
-    low, high, se = fisher_z_interval(val, n, method=method, confidence_level=cl)
-    p_at = _r_pvalue(method, val, n)
+    scale = c.count("scale") if c.has("scale") else None
+    ties = table is not None or (scale is not None and scale < n) or bool(c.get("ties", True))
     reason, verdict = "", "consistent"
-    details = {"se_z": se}
+    details: dict = {}
+    if table is not None:
+        r_tab, _ = nulls.tie_table_p(method, table)
+        ok = _matches(r_tab, lo, hi)
+        reason = (f"the stated table gives {_SYMBOL[method]} = {r_tab:.4f} (scipy, categories scored 0, 1, …)"
+                  + ("" if ok else f", which does not print as {c.get('value')}"))
+        if not ok:
+            verdict = "inconsistent"
+    low, high, se = fisher_z_interval(val, n, method=method, confidence_level=cl)
+    p_at = _scipy_default_p(method, val, n, table)
+    details["se_z"] = se
     if c.has("p"):
-        # p over the rounding interval of the coefficient (statcheck's rule)
-        a, b = sorted((abs(lo), abs(hi))) if lo * hi > 0 else (0.0, max(abs(lo), abs(hi)))
-        p_lo, p_hi = _r_pvalue(method, b, n), _r_pvalue(method, a, n)
-        pok, what = _p_consistent(c.get("p"), p_lo, p_hi, alpha)
-        details.update(p_range=[p_lo, p_hi])
-        reason = (f"with n = {n}, r = {c.get('value')} gives two-sided p in [{p_lo:.3g}, {p_hi:.3g}]"
-                  + ("" if pok else f"; the reported {what} cannot follow"))
+        pok, preason, pdet = _p_methods(c, method, n, lo, hi, alpha, ties=ties and method == "kendall", table=table)
+        details.update(pdet)
+        reason = "; ".join(x for x in (reason, preason) if x)
         if not pok:
             verdict = "inconsistent"
     tv, treason = _threshold(c, (low, high), method)
@@ -657,29 +712,18 @@ def _correlation(c: _Claim, opts):
         verdict = tv
     label = {"pearson": "Fisher z, SE 1/√(n − 3)", "spearman": "Fisher z, SE √(1.06/(n − 3)) (Fieller et al. 1957)",
              "kendall": "Fisher z, SE √(0.437/(n − 4)) (Fieller et al. 1957)"}[method]
-    test = ("t(n − 2) test of r" if method != "kendall" else "normal approximation of τ without ties")
-    basis = f"assumes {n} independent pairs ({_IID}); interval: {label}; p: {test}"
+    test = {"pearson": "the t(n − 2) test of r",
+            "spearman": "the t approximation, the exact permutation null (n ≤ "
+                        f"{nulls.RHO_EXACT_MAX}) and AS 89 (R, 10 ≤ n < 1290)",
+            "kendall": "the exact null without ties (n ≤ "
+                       f"{nulls.TAU_EXACT_MAX}), the normal approximation without ties"
+                       + (", and with the tie correction (" + ("the stated table" if table is not None else
+                          "any tie pattern: ties are not excluded; say ties = false if there are none") + ")"
+                          if ties else " (ties = false)")}[method]
+    basis = f"assumes {n} independent pairs ({_IID}); interval: {label}; p: any of {test}"
     return _row(c, statistic=method, reported=val, recomputed=val, ci=(low, high), confidence_level=cl,
                 p_reported=c.get("p"), p_recomputed=p_at, verdict=verdict,
                 reason="; ".join(x for x in (reason, treason, basis) if x), details=details)
-
-
-def _permutation_with_inversions(m: int, D: int) -> np.ndarray:
-    """A permutation of 0..m−1 with exactly D inversions (from its Lehmer code)."""
-    code = []
-    left = D
-    for i in range(m):
-        c = min(left, m - 1 - i)
-        code.append(c)
-        left -= c
-    avail = list(range(m))
-    return np.array([avail.pop(c) for c in code])
-
-
-def _tau_exact_p(m: int, D: int) -> float:
-    """Exact two-sided p of Kendall's τ with D discordant pairs among m untied items (scipy's exact method)."""
-    perm = _permutation_with_inversions(m, D)
-    return float(stats.kendalltau(np.arange(m), perm, method="exact" if m <= 170 else "asymptotic").pvalue)
 
 
 def _rank_correlation(c: _Claim, opts):
@@ -687,32 +731,35 @@ def _rank_correlation(c: _Claim, opts):
 
     cl, alpha = opts["confidence_level"], opts["alpha"]
     val, lo, hi, d = c.interval("value")
+    bad = c.bounded("value", -1, 1, "Kendall's τ")
+    if bad:
+        return _row(c, statistic="kendall_tau", reported=val, confidence_level=cl, p_reported=c.get("p"),
+                    verdict="inconsistent", reason=bad)
     m = c.count("systems")
     if m < 5:
         raise c.err(f"systems = {m}: at least 5 systems are needed for an interval")
     pairs = m * (m - 1) // 2
-    # τ_a = 1 − 2D/pairs: which discordant counts D print as the value?
-    Ds = [D for D in range(math.floor((1 - hi) * pairs / 2 - EPS), math.ceil((1 - lo) * pairs / 2 + EPS) + 1)
-          if 0 <= D <= pairs and _matches(1 - 2 * D / pairs, lo, hi)]
+    # τ_a = 1 − 2D/pairs: which discordant counts D print as the value? (a range, found in closed form)
+    Ds = nulls.tau_discordant_range(m, lo, hi)
     ties = bool(c.get("ties", False))
-    details = {"pairs": pairs, "discordant": Ds}
+    details = {"pairs": pairs, "discordant": list(Ds) if Ds else []}
     parts, verdict = [], "consistent"
     if Ds:
-        parts.append(f"τ = {c.get('value')} over {m} systems is {Ds[0]}" + (f"–{Ds[-1]}" if len(Ds) > 1 else "")
+        parts.append(f"τ = {c.get('value')} over {m} systems is {Ds[0]}" + (f"–{Ds[1]}" if Ds[1] > Ds[0] else "")
                      + f" discordant pairs of {pairs}")
     elif not ties:
         D0 = round((1 - val) * pairs / 2)
         parts.append(f"no ranking of {m} untied systems gives τ = {c.get('value')} (the nearest is "
                      f"{1 - 2 * D0 / pairs:.4f} with {D0} discordant pairs); with tied systems τ_b can differ")
         verdict = "inconsistent"
-    D_use = Ds or [min(max(round((1 - val) * pairs / 2), 0), pairs)]
-    D_best = min(D_use, key=lambda D: abs(1 - 2 * D / pairs - val))
-    p_exact = _tau_exact_p(m, D_best)
+    D_target = min(max(round((1 - val) * pairs / 2), 0), pairs)
+    D_best = min(max(D_target, Ds[0]), Ds[1]) if Ds else D_target
+    p_default = (nulls.tau_exact_p(m, D_best) if m <= nulls.TAU_EXACT_MAX
+                 else nulls.tau_normal_p(m, 1 - 2 * D_best / pairs))
     if c.has("p"):
-        ps = [_tau_exact_p(m, D) for D in (D_use[0], D_use[-1])]
-        pok, what = _p_consistent(c.get("p"), min(ps), max(ps), alpha)
-        parts.append(f"the exact null distribution of τ for {m} systems gives p in [{min(ps):.3g}, {max(ps):.3g}]"
-                     + ("" if pok else f"; the reported {what} cannot follow"))
+        pok, preason, pdet = _p_methods(c, "kendall", m, lo, hi, alpha, ties=ties)
+        details.update(pdet)
+        parts.append(preason.replace(f"with n = {m}", f"with {m} systems"))
         if not pok:
             verdict = "inconsistent"
     low, high, se = fisher_z_interval(val, m, method="kendall", confidence_level=cl)
@@ -733,9 +780,12 @@ def _rank_correlation(c: _Claim, opts):
     basis = (f"assumes the {m} systems are a random sample of systems and rank by untied scores (no topic "
              "variance: with per-topic scores metaeval.rank_correlation gives a topic-bootstrap interval, "
              "usually wider); interval: Fisher z of τ with SE √(0.437/(m − 4)) (Fieller et al. 1957); "
-             "p: exact null distribution of τ (Kendall 1938; scipy)")
+             f"p: any of the exact null distribution of τ (Kendall 1938; scipy; up to {nulls.TAU_EXACT_MAX} "
+             "systems) and its normal approximation"
+             + (", with the tie correction over any tie pattern (ties = true)" if ties else
+                " (untied systems; say ties = true if systems tie)"))
     return _row(c, statistic="kendall_tau", reported=val, recomputed=1 - 2 * D_best / pairs, ci=(low, high),
-                confidence_level=cl, p_reported=c.get("p"), p_recomputed=p_exact, verdict=verdict,
+                confidence_level=cl, p_reported=c.get("p"), p_recomputed=p_default, verdict=verdict,
                 reason="; ".join(parts + [basis]), details=details)
 
 
