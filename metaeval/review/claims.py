@@ -569,7 +569,7 @@ def _proportion(c: _Claim, opts, statistic):
     if method not in ("wilson", "exact"):
         raise c.err(f"ci_method must be 'wilson' or 'exact', got {method!r}")
     g = grim(c.get("value"), n, decimals=d)
-    k = min(g.totals, key=lambda t: abs(t / n - val)) if g.feasible else round(g.nearest[0] * n)
+    k = min(max(round(val * n), g.totals[0]), g.totals[-1]) if g.feasible else round(g.nearest[0] * n)
     if c.has("count"):                       # the count itself (e.g. recomputed from released files)
         k = c.count("count")
         if k > n:
@@ -675,10 +675,6 @@ def _correlation(c: _Claim, opts):
     if method not in ("pearson", "spearman", "kendall"):
         raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
     val, lo, hi, d = c.interval("value")
-    bad = c.bounded("value", -1, 1, _NAME[method])
-    if bad:
-        return _row(c, statistic=method, reported=val, confidence_level=cl, p_reported=c.get("p"),
-                    verdict="inconsistent", reason=bad)
     table = c.table() if c.has("table") else None
     if table is not None and (c.has("n") and c.count("n") != int(table.sum())):
         raise c.err(f"n = {c.count('n')} but the table holds {int(table.sum())} items", fix="check n and the table")
@@ -731,10 +727,6 @@ def _rank_correlation(c: _Claim, opts):
 
     cl, alpha = opts["confidence_level"], opts["alpha"]
     val, lo, hi, d = c.interval("value")
-    bad = c.bounded("value", -1, 1, "Kendall's τ")
-    if bad:
-        return _row(c, statistic="kendall_tau", reported=val, confidence_level=cl, p_reported=c.get("p"),
-                    verdict="inconsistent", reason=bad)
     m = c.count("systems")
     if m < 5:
         raise c.err(f"systems = {m}: at least 5 systems are needed for an interval")
@@ -833,6 +825,11 @@ def _win_rate(c: _Claim, opts):
     rates = {r: nd[0] / nd[1] if nd[1] else float("nan") for r, nd in rates.items()}
     W, T, L = int(counts[0]), int(counts[2]), int(counts[4])
     details = {"rates": rates}
+    if all(math.isnan(v) for v in rates.values()):
+        val = c.interval("value")[0] if c.has("value") else float("nan")
+        return _row(c, statistic="win_rate", reported=val, confidence_level=cl, verdict="inconsistent",
+                    reason=(f"{W} wins, {T} ties, {L} losses: no battle counts under "
+                            + ", ".join(rates) + ", so a win rate is not computable"), details=details)
     if c.has("value"):
         val, lo, hi, d = c.interval("value")
         hit = [r for r, v in rates.items() if _matches(v, lo, hi)]
@@ -840,11 +837,13 @@ def _win_rate(c: _Claim, opts):
         ok = bool(hit)
         reason = (f"{W} wins, {T} ties, {L} losses give {c.get('value')} under "
                   + " and ".join(hit) if ok else
-                  f"{W} wins, {T} ties, {L} losses give " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+                  f"{W} wins, {T} ties, {L} losses give "
+                  + ", ".join((f"{v:.4f}" if not math.isnan(v) else "not computable") + f" ({r})" for r, v in rates.items())
                   + f", none of which prints as {c.get('value')}")
     else:
         val, rule, ok = float("nan"), rules[0], True
-        reason = f"{W} wins, {T} ties, {L} losses: " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+        reason = f"{W} wins, {T} ties, {L} losses: " + ", ".join(
+            (f"{v:.4f}" if not math.isnan(v) else "not computable") + f" ({r})" for r, v in rates.items())
     est, ci, how = _win_interval(counts, rule, cl)
     basis = (f"assumes independent battles ({_IID}); the rule counts ties as: {rule}; interval: {how}")
     return _row(c, statistic=f"win_rate_{rule}", reported=val, recomputed=est, ci=ci, confidence_level=cl,
@@ -863,6 +862,12 @@ def _win_rate_difference(c: _Claim, opts):
     if rule not in _WIN_RULES:
         raise c.err(f"tie_rule must be one of {_WIN_RULES}, got {rule!r}")
     (na, da), (nb, db) = _rule_rate(ca, rule), _rule_rate(cb, rule)
+    if da == 0 or db == 0:
+        side = " and ".join(x for x, den in (("a", da), ("b", db)) if den == 0)
+        return _row(c, statistic=f"win_rate_difference_{rule}", reported=c.interval("value")[0] if c.has("value")
+                    else float("nan"), confidence_level=cl, verdict="inconsistent",
+                    reason=f"side {side} has no battle counted under {rule}: its win rate, and so "
+                           "the difference, is not computable")
     diff = na / da - nb / db
     if rule != "tie_half":
         lo, hi = confint_proportions_2indep(int(na), int(da), int(nb), int(db), method="newcomb", compare="diff",
@@ -982,6 +987,25 @@ def _scores(c: _Claim, base: Path) -> tuple[np.ndarray, np.ndarray, Path]:
     return xy.iloc[:, 0].to_numpy(float), xy.iloc[:, 1].to_numpy(float), p
 
 
+def _near_labels(c: _Claim, levels) -> None:
+    """Refuse labels that differ only by rounding error (1 and 1.0000001 would be two categories and κ wrong)."""
+    nums = sorted(float(v) for v in levels if isinstance(v, (int, float, np.integer, np.floating)))
+    for a, b in zip(nums, nums[1:]):
+        if b - a <= 1e-6 * max(1.0, abs(a), abs(b)):
+            raise c.err(f"the released files hold labels {a!r} and {b!r}, which differ only by {b - a:.1g}: they would "
+                        "count as two categories and the recomputed number would be wrong",
+                        fix="round the labels in the files (e.g. to whole numbers) so that equal labels are equal")
+
+
+def _finite(c: _Claim, value: float, x, y, p: Path) -> None:
+    if not math.isfinite(value):
+        big = float(np.nanmax(np.abs(np.concatenate([x, y])))) if len(x) else float("nan")
+        why = (f"the scores reach {big:.3g}, beyond what the arithmetic of a correlation can hold"
+               if big > 1e150 else "the scores are constant or too few")
+        raise c.err(f"the {c.get('method', 'kendall')} correlation of {p.name} is not computable: {why}",
+                    fix="rescale the scores (e.g. divide by their largest value) or check the file")
+
+
 def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
     """Recompute the claim's number from the released files: (fields to fill in, value, how)."""
     if c.kind not in REPRODUCIBLE:
@@ -1005,6 +1029,7 @@ def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
             T = np.asarray(paired.table())
         except InputError as exc:
             raise c.err(f"the released files cannot be paired: {exc.problem}", fix=exc.fix, text=exc.text) from None
+        _near_labels(c, paired.scale.levels)
         how = (f"metaeval.align({ref.name}, {cand.name}"
                + "".join(f", {k}={v!r}" for k, v in opts.items()) + ")"
                + (f".binarize({c.get('binarize')})" if c.has("binarize") else "") + f": {int(T.sum())} pairs")
@@ -1020,12 +1045,16 @@ def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
         fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}.get(method)
         if fn is None:
             raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
-        value = float(fn(x, y)[0])
+        with np.errstate(all="ignore"):
+            value = float(fn(x, y)[0])
+        _finite(c, value, x, y, p)
         return {"n": len(x)}, value, f"scipy.stats {method} over the {len(x)} rows of {p.name}"
     from ..systems.ranking import kendall_tau
 
     variant = "b" if c.get("ties", False) else "a"
-    value = float(kendall_tau(x, y, variant=variant))
+    with np.errstate(all="ignore"):
+        value = float(kendall_tau(x, y, variant=variant))
+    _finite(c, value, x, y, p)
     return {"systems": len(x)}, value, f"metaeval.kendall_tau (τ_{variant}) over the {len(x)} systems of {p.name}"
 
 
@@ -1036,6 +1065,39 @@ def _reproduced_text(c: _Claim, value: float) -> tuple[bool, str]:
     if _matches(value, lo, hi):
         return True, "reproduced"
     return False, f"differs by {value - _number(c.get(key), key):+.{max(d, 2) + 1}f} (recomputed {value:.{max(d, 2) + 2}f})"
+
+
+#: kind → the printed numbers that have a range: (field, low, high, what). A number outside its range
+#: makes the claim "inconsistent" (no data give it) before anything else is checked.
+RANGES = {
+    "kappa": (("value", -1, 1, "Cohen's κ"), ("percent_agreement", 0, 1, "a percent agreement (a proportion)")),
+    "fleiss_kappa": (("value", -1, 1, "Fleiss' κ"),),
+    "accuracy": (("value", 0, 1, "an accuracy (a proportion)"),),
+    "proportion": (("value", 0, 1, "a proportion"),),
+    "precision": (("value", 0, 1, "a precision (a proportion)"),),
+    "recall": (("value", 0, 1, "a recall (a proportion)"),),
+    "f1": (("value", 0, 1, "F1"), ("precision", 0, 1, "a precision (a proportion)"),
+           ("recall", 0, 1, "a recall (a proportion)")),
+    "correlation": (("value", -1, 1, "a correlation coefficient"),),
+    "rank_correlation": (("value", -1, 1, "Kendall's τ"),),
+    "win_rate": (("value", 0, 1, "a win rate"),),
+    "win_rate_difference": (("value", -1, 1, "a difference of win rates"),),
+    "judge_vs_human": (("judge_kappa", -1, 1, "Cohen's κ"), ("human_kappa", -1, 1, "Cohen's κ")),
+}
+
+
+def _out_of_range(c: _Claim, opts):
+    """The row of a claim whose printed number lies outside its statistic's range (None: all inside)."""
+    for key, low, high, what in RANGES.get(c.kind, ()):
+        if key == "value" and c.kind == "correlation":
+            what = _NAME.get(c.get("method", "pearson"), what)
+        bad = c.bounded(key, low, high, what)
+        if bad:
+            val = _number(c.get(key), key)
+            return _row(c, statistic=c.kind, reported=val if key == "value" else float("nan"),
+                        confidence_level=opts["confidence_level"], p_reported=c.get("p"), verdict="inconsistent",
+                        reason=bad, details={"out_of_range": key})
+    return None
 
 
 #: kind → handler(claim, options) returning one row.
@@ -1140,6 +1202,10 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
         if c.kind not in KINDS:
             raise c.err(f"unknown kind {c.kind!r}", expected="one of " + ", ".join(KINDS),
                         fix='set kind = "kappa" (or another kind listed)')
+        bad = _out_of_range(c, opts)
+        if bad is not None:
+            rows.append(bad)
+            continue
         if not c.has("files"):
             rows.append(KINDS[c.kind](c, opts))
             continue
