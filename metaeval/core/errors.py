@@ -28,6 +28,7 @@ OPTIONS: dict[str, tuple[str, str | None, str | None]] = {
     "engine": ("--engine", "engine", "data"), "cluster": ("--cluster", "cluster", "analysis"),
     "n_resamples": ("--n-resamples", "n_resamples", "study"), "seed": ("--seed", "seed", "study"),
     "rng": ("--seed", "seed", "study"), "ci_method": ("--ci-method", "ci_method", "analysis"),
+    "alpha": ("--alpha", None, None), "confidence_level": ("--confidence-level", "confidence_level", "analysis"),
 }
 
 _INTERFACES = ("python", "cli", "study")

@@ -96,7 +96,8 @@ from ..core.errors import InputError
 from . import nulls
 from .feasibility import EPS, _number, decimals_of, grim, kappa_feasibility, kappa_weights, rounding_interval
 
-__all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
+__all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "review_options", "KINDS", "COLUMNS",
+           "REVIEW_OPTIONS"]
 
 #: The columns of :func:`check_claims`' frame, in order.
 COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "ci_low", "ci_high",
@@ -1118,11 +1119,98 @@ KINDS = {
 
 
 # --------------------------------------------------------------------------------------------
+# options: one table for the Python keyword, the command-line flag and the claims file's key
+# --------------------------------------------------------------------------------------------
+
+#: The options of a review: keyword → (command-line flag, claims-file key at the top of the file,
+#: default, what it must be). :func:`check_claims` takes the keyword, ``metaeval review`` the flag,
+#: a claims file the key; an explicit keyword or flag wins over the file, the file over the default.
+#: Each is checked once, by :func:`review_options`.
+REVIEW_OPTIONS = {
+    "alpha": ("--alpha", "alpha", 0.05, "a significance level strictly between 0 and 1"),
+    "confidence_level": ("--confidence-level", "confidence_level", 0.95, "a level strictly between 0 and 1"),
+    "n_resamples": ("--n-resamples", "n_resamples", 2000, "a whole number of bootstrap replicates"),
+    "rng": ("--seed", "seed", 0, "a whole-number seed"),
+}
+
+
+def _check_option(name, value, where, source):
+    from ..core.resample import check_n_resamples, check_seed
+
+    if name == "n_resamples":
+        return check_n_resamples(value, where=where, source=source)
+    if name == "rng":
+        return check_seed(value, where=where, source=source)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{where} must be a number, got {value!r}", source=source,
+                         expected=REVIEW_OPTIONS[name][3], fix=f"pass {name}={REVIEW_OPTIONS[name][2]}")
+    v = float(value)
+    if not (math.isfinite(v) and 0 < v < 1):
+        raise InputError(f"{where} must lie strictly between 0 and 1, got {value!r}", source=source,
+                         expected=REVIEW_OPTIONS[name][3], fix=f"pass {name}={REVIEW_OPTIONS[name][2]}")
+    return v
+
+
+def review_options(path=None, *, source: str | None = None, **given) -> dict:
+    """The options of a review, checked: given (keyword or flag) > the claims file > the default.
+
+    Parameters
+    ----------
+    path : str or path, optional
+        A claims file whose top level may set ``alpha``, ``confidence_level``, ``n_resamples``
+        and ``seed``.
+    source : str, optional
+        Where the given values come from, for the message (e.g. ``"the command line"``).
+    **given
+        Keywords of :data:`REVIEW_OPTIONS` (None: not given).
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``confidence_level``, ``n_resamples``, ``rng``.
+
+    Raises
+    ------
+    InputError
+        A value out of its range (``alpha = 2``, ``alpha = nan``), or an unknown top-level key in
+        the claims file.
+
+    Examples
+    --------
+    >>> review_options(alpha=0.01)
+    {'alpha': 0.01, 'confidence_level': 0.95, 'n_resamples': 2000, 'rng': 0}
+    """
+    unknown = set(given) - set(REVIEW_OPTIONS)
+    if unknown:
+        raise InputError(f"unknown review option {sorted(unknown)[0]!r}", expected=", ".join(REVIEW_OPTIONS))
+    from_file = {}
+    if path is not None:
+        data = _read_toml(Path(path))
+        keys = {v[1]: k for k, v in REVIEW_OPTIONS.items()}
+        for key, value in data.items():
+            if key in ("claim", "claims", "text"):
+                continue
+            if key not in keys:
+                raise InputError(f"unknown top-level key {key!r}", source=path,
+                                 expected="[[claim]] and [[text]] tables, and the options " + ", ".join(keys),
+                                 fix="put the claim's fields under its [[claim]] header")
+            from_file[keys[key]] = _check_option(keys[key], value, f"the top-level {key}", str(path))
+    out = {}
+    for name, (flag, _key, default, _) in REVIEW_OPTIONS.items():
+        if given.get(name) is not None:
+            where = flag if source == "the command line" else name
+            out[name] = _check_option(name, given[name], where, source)
+        else:
+            out[name] = from_file.get(name, default)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
 
-def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05, n_resamples: int = 2000,
-                 rng: int = 0, base_dir=None) -> pd.DataFrame:
+def check_claims(claims, *, confidence_level: float | None = None, alpha: float | None = None,
+                 n_resamples: int | None = None, rng: int | None = None, base_dir=None) -> pd.DataFrame:
     """Check judge-validation claims from the numbers a paper reports: one row per claim.
 
     Parameters
@@ -1130,15 +1218,17 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     claims : str, path, or list of dict
         A TOML claims file (``[[claim]]`` tables) or the claims themselves, each with a ``kind`` and
         the reported numbers (see the module docstring for every kind and its fields).
-    confidence_level : float
-        Level of the recomputed intervals.
-    alpha : float
-        Significance level: what ``p = "ns"`` means.
-    n_resamples : int
+    confidence_level : float, optional
+        Level of the recomputed intervals (default 0.95).
+    alpha : float, optional
+        Significance level: what ``p = "ns"`` means (default 0.05).
+    n_resamples : int, optional
         Bootstrap replicates where an interval is bootstrapped (F1 from a table, κ at another
-        prevalence).
-    rng : int
-        Seed of those bootstraps (the same claims and seed give the same numbers).
+        prevalence; default 2000).
+    rng : int, optional
+        Seed of those bootstraps (the same claims and seed give the same numbers; default 0).
+        A claims file may set each of these at its top level (``alpha = 0.01``, ``seed = 3``); a
+        keyword given here wins (:data:`REVIEW_OPTIONS`, :func:`review_options`).
     base_dir : str or path, optional
         Where the paths of ``files = {…}`` start (default: the claims file's folder, or the working
         directory for a list of dicts).
@@ -1181,19 +1271,20 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     >>> df.loc[0, "verdict"], round(float(df.loc[0, "p_recomputed"]), 4)
     ('inconsistent', 0.0032)
     """
-    if not 0 < confidence_level < 1:
-        raise InputError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
     source = "<claims>"
     base = Path(base_dir) if base_dir is not None else Path.cwd()
+    given = {"confidence_level": confidence_level, "alpha": alpha, "n_resamples": n_resamples, "rng": rng}
     if isinstance(claims, (str, Path)):
         source = str(claims)
         base = Path(base_dir) if base_dir is not None else Path(claims).resolve().parent
-        claims = load_claims(claims)
-    elif isinstance(claims, Mapping):
-        claims = [claims]
+        path, claims = claims, load_claims(claims)
+        opts = review_options(path, **given)
+    else:
+        opts = review_options(None, **given)
+        if isinstance(claims, Mapping):
+            claims = [claims]
     if not isinstance(claims, Sequence) or isinstance(claims, (str, bytes)):
         raise InputError("claims must be a TOML path or a list of dicts", text=repr(claims)[:80])
-    opts = {"confidence_level": confidence_level, "alpha": alpha, "n_resamples": n_resamples, "rng": rng}
     rows = []
     for i, d in enumerate(claims, start=1):
         if not isinstance(d, Mapping):
