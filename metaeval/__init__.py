@@ -72,6 +72,7 @@ _LAZY = {
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
     "datasets": "datasets:", "figures": "figures:",
+    "ConvergenceWarning": "core.errors",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",
