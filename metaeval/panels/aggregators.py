@@ -27,13 +27,12 @@ Examples
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-
-import math
-import warnings
 
 from ..core.errors import ConvergenceWarning, InputError
 
