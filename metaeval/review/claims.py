@@ -33,7 +33,7 @@ accuracy               value, n [count, ci, ci_method = "wilson" | "exact", abov
                        ``proportion`` (any share of n items). Without n: ``not supported``, with
                        the smallest n that could give the value
 f1                     value, table (2×2, positive last); or value, precision, recall
-correlation            method (pearson, spearman, kendall), value, n [p, above]
+correlation            method (pearson, spearman, kendall), value, n [p, above, ties, scale, table]
 rank_correlation       value, systems [p, compare_to, ties]
 win_rate               wins, losses, ties [value, tie_rule]
 win_rate_difference    a = {wins, losses, ties}, b = {…} [value, tie_rule]
@@ -41,6 +41,19 @@ judge_vs_human         judge_kappa, judge_n, human_kappa, human_n [prevalence, m
 =====================  ==========================================================================
 
 Every kind also takes ``sentence`` (the claim as the paper words it; kept in the output).
+
+A reported p of a correlation is consistent when *any* standard test of the statistic gives it at
+its printed rounding (:mod:`metaeval.review.nulls`: Kendall's exact null, its normal approximation
+without ties and with the tie correction; Spearman's t approximation, exact permutation null and
+AS 89; Pearson's t test); the reason names the tests that give it. For Kendall's τ ties are
+possible unless the claim says ``ties = false``: with ``table`` (a K×K table of the two variables'
+categories) the tie pattern is known and scipy's test on it decides, otherwise every tie pattern
+is allowed. A number outside its statistic's range (r = 1.52, κ > 1, an accuracy of 1.7) is
+``inconsistent`` whatever else the claim says (:data:`RANGES`).
+
+Options (:data:`REVIEW_OPTIONS`): ``alpha``, ``confidence_level``, ``n_resamples`` and ``seed`` may
+stand at the top of a claims file; a keyword of :func:`check_claims` or a flag of ``metaeval
+review`` wins over the file.
 
 A claims file may also hold ``[[text]]`` entries (``file = "paper.txt"`` or ``text = "…"``, see
 :func:`load_texts`): ``metaeval review`` reads their APA-style test results with
@@ -1254,7 +1267,11 @@ def check_claims(claims, *, confidence_level: float | None = None, alpha: float 
     -----
     Each verdict's reason names its assumption: iid items unless the paper reports clustering,
     binary labels with equal margins where a κ's standard error must come from κ and n alone,
-    untied systems for τ, independent samples for two κ or two win rates.
+    untied systems for τ unless ``ties = true``, independent samples for two κ or two win rates.
+    A reported p is checked against every standard test of the statistic and is consistent when
+    one of them gives it (the reason names which). Counts must be whole numbers up to
+    :data:`MAX_COUNT`; κ from n alone searches the 2×2 tables up to
+    :data:`metaeval.review.feasibility.SEARCH_MAX_N` items (give the margins or the table beyond).
 
     References
     ----------
