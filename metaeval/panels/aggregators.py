@@ -621,7 +621,7 @@ def _fit_glad(votes: Votes, *, truth=None, rng=None, n_iter: int = 100, tol: flo
     a, b = np.ones(r), np.ones(n)
     q = e_step(a, b)
     value = q_value(a, b, q)
-    it, converged = 0, False
+    it, converged, history = 0, False, []
     while it < n_iter:
         it += 1
         last = value
@@ -639,13 +639,14 @@ def _fit_glad(votes: Votes, *, truth=None, rng=None, n_iter: int = 100, tol: flo
                        options={"disp": False, "maxiter": m_step_max_iter})
         a, b = res.x[:r].copy(), res.x[r:].copy()
         value = q_value(a, b, q) / n_rows
+        history.append(value)
         if value - last < tol:
             converged = True
             break
     if not converged:
         _not_converged("GLAD", it, value - last, tol)
     return Fit(probabilities=q, skills=a, skill_name="alpha", n_iter=it, converged=converged,
-               priors=np.exp(log_prior), params={"alpha": a, "beta": b})
+               priors=np.exp(log_prior), params={"alpha": a, "beta": b, "loss_history": history})
 
 
 # --------------------------------------------------------------------------------------------
@@ -780,7 +781,9 @@ register(Aggregator("one_coin_dawid_skene", "one-coin Dawid–Skene", ("nominal"
 register(Aggregator("glad", "GLAD", ("nominal", "ordinal"), _fit_glad, None,
                     options=("n_iter", "tol", "m_step_max_iter", "m_step_tol", "priors", "alpha_prior_mean",
                              "beta_prior_mean"),
-                    reference="Whitehill et al. (2009); crowd-kit GLAD"))
+                    reference="Whitehill et al. (2009); crowd-kit GLAD (equal to 1e-6 with the M-step solved; "
+                              "with its default early-stopped M-step the path depends on float summation order, "
+                              "in crowd-kit as here)"))
 register(Aggregator("mace", "MACE", ("nominal", "ordinal"), _fit_mace, None,
                     options=("n_restarts", "n_iter", "variant", "smoothing", "default_noise", "alpha", "beta", "init"),
                     reference="Hovy et al. (2013); crowd-kit MACE"))
