@@ -107,3 +107,23 @@ def kappa_beyond_the_search_is_refused_in_one_line_test():
     assert r.verdict == "consistent"
     # accuracy at a large n is GRIM in closed form
     assert one(kind="accuracy", value=0.77, n=10 ** 12).verdict == "consistent"
+
+
+def claims_files_that_cannot_be_read_are_one_line_test(tmp_path):
+    import os
+
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'[[claim]]\nkind = "accuracy"\nsentence = "caf\xe9"\nvalue = 0.5\nn = 10\n')
+    deep = tmp_path / "deep.toml"
+    deep.write_text('[[claim]]\nkind = "accuracy"\nvalue = 0.5\nn = 10\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    text_fifo = tmp_path / "texts.toml"
+    text_fifo.write_text('[[text]]\nfile = "fifo.toml"\n')
+    for path, what in ((latin, "not UTF-8"), (deep, "nested too deep"), (fifo, "not a regular file")):
+        with pytest.raises(InputError, match=what) as e:
+            check_claims(path)
+        assert len(str(e.value).splitlines()) == 1
+    from metaeval.review.claims import load_texts
+    with pytest.raises(InputError, match="not a regular file"):
+        load_texts(text_fifo)

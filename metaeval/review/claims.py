@@ -119,6 +119,9 @@ COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "
 
 VERDICTS = ("consistent", "inconsistent", "not supported")
 
+#: The largest claims file read (bytes).
+MAX_CLAIMS_BYTES = 16 * 2 ** 20
+
 #: The largest count (n, systems, wins, …) a claim may state: beyond, the checks' arithmetic is not exact
 #: and no study is that large.
 MAX_COUNT = 10 ** 12
@@ -243,13 +246,28 @@ def _read_toml(p: Path) -> dict:
         import tomli as tomllib
     if not p.exists():
         raise InputError("no such claims file", source=p, fix="check the path")
+    if not p.is_file():
+        raise InputError("not a regular file (a folder, device, FIFO or socket)", source=p,
+                         fix="give a claims file (.toml)")
+    with open(p, "rb") as fh:
+        raw = fh.read(MAX_CLAIMS_BYTES + 1)
+    if len(raw) > MAX_CLAIMS_BYTES:
+        raise InputError(f"the claims file is larger than {MAX_CLAIMS_BYTES // 2 ** 20} MiB", source=p,
+                         fix="split it into several claims files")
     try:
-        with open(p, "rb") as fh:
-            data = tomllib.load(fh)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start} cannot be read)", source=p,
+                         fix="save the claims file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise InputError(f"not valid TOML ({exc})", source=p, line=int(m.group(1)) if m else None,
                          fix="check quotes, brackets and '=' on that line") from None
+    except RecursionError:
+        raise InputError("arrays or tables nested too deep to read", source=p,
+                         fix="a claims file needs at most a table of counts (two levels of brackets)") from None
     return data
 
 
@@ -296,8 +314,9 @@ def load_texts(path) -> list[tuple[str, str]]:
         f = Path(str(e["file"]))
         f = f if f.is_absolute() else p.resolve().parent / f
         if not f.is_file():
-            raise InputError(f"{where}: no such file {e['file']!r} (looked for {f})", source=p,
-                             fix="give the path relative to the claims file")
+            what = "not a regular file (a folder, device, FIFO or socket)" if f.exists() else "no such file"
+            raise InputError(f"{where}: {what} {e['file']!r} (looked for {f})", source=p,
+                             fix="give the path of a text file, relative to the claims file")
         try:
             text = f.read_bytes().decode("utf-8-sig")
         except UnicodeDecodeError as exc:
