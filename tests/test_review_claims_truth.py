@@ -173,3 +173,29 @@ def a_wrong_p_near_the_truth_is_flagged_when_no_method_gives_it_test():
     z = check_claims([{"kind": "correlation", "method": "kendall", "value": "0.50", "n": 40, "p": "= .002",
                        "ties": False}]).iloc[0]
     assert z.verdict == "inconsistent"
+
+
+def the_issues_examples_test():
+    """The false accusations reported against check_claims, each now consistent and naming its test."""
+    # τ_b of [[30, 10], [15, 25]] (scipy.stats.kendalltau on the expanded table: τ_b = 0.378, p = .00086)
+    t = np.array([[30, 10], [15, 25]])
+    x, y = np.repeat([0, 0, 1, 1], t.ravel()), np.repeat([0, 1, 0, 1], t.ravel())
+    ref = stats.kendalltau(x, y)
+    assert f"{ref.statistic:.2f}" == "0.38" and f"{ref.pvalue:.3f}" == "0.001"
+    for claim in ({"kind": "correlation", "method": "kendall", "value": "0.38", "n": 80, "p": "= .001"},
+                  {"kind": "correlation", "method": "kendall", "value": "0.38", "table": t.tolist(), "p": "= .001"}):
+        r = check_claims([claim]).iloc[0]
+        assert r.verdict == "consistent" and "tie correction" in r.details["p_methods_matching"][0]
+    # with the table stated the tie pattern is known: p = .002 follows from no test
+    assert check_claims([{"kind": "correlation", "method": "kendall", "value": "0.38", "table": t.tolist(),
+                          "p": "= .002"}]).verdict[0] == "inconsistent"
+    # untied, n = 60: scipy's default there is the asymptotic test (kendalltau(..., method="asymptotic"))
+    r = check_claims([{"kind": "correlation", "method": "kendall", "value": "0.038", "n": 60, "p": ".665",
+                       "ties": False}]).iloc[0]
+    assert r.verdict == "consistent" and r.details["p_methods_matching"] == ["normal approximation without ties"]
+    # Spearman, n = 30, Σd² = 5166 (ρ = −0.149): R's cor.test gives p = .4295 by AS 89
+    # (tests/reference/r_correlation_nulls.json), scipy's t approximation .431: .429 is R's
+    r = check_claims([{"kind": "correlation", "method": "spearman", "value": "-0.149", "n": 30, "p": "= .429"}]).iloc[0]
+    assert r.verdict == "consistent" and r.details["p_methods_matching"] == ["Edgeworth series (AS 89)"]
+    assert check_claims([{"kind": "correlation", "method": "spearman", "value": "-0.149", "n": 30,
+                          "p": "= .425"}]).verdict[0] == "inconsistent"
