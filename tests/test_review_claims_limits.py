@@ -127,3 +127,14 @@ def claims_files_that_cannot_be_read_are_one_line_test(tmp_path):
     from metaeval.review.claims import load_texts
     with pytest.raises(InputError, match="not a regular file"):
         load_texts(text_fifo)
+
+
+def kappa_with_margins_beyond_the_integer_program_is_refused_test():
+    # n = 10^12 with 3×3 margins: HiGHS used to answer "no table" for κ = 0.61 (a false "inconsistent")
+    n = 10 ** 12
+    m = [[n // 2, n // 4, n - n // 2 - n // 4]] * 2
+    with pytest.raises(InputError, match="integer program"):
+        check_claims([{"kind": "kappa", "value": "0.61", "n": n, "margins": m}])
+    n = 10 ** 6        # within the bound: a table is found and recomputed with the registry's κ
+    m = [[n // 2, n // 4, n - n // 2 - n // 4]] * 2
+    assert check_claims([{"kind": "kappa", "value": "0.61", "n": n, "margins": m}]).verdict[0] == "consistent"

@@ -85,6 +85,9 @@ _BLOCK = 2_000_000
 #: (time and memory grow with n: about 2–5 s at 10^6 items and 20–70 s at 10^7 on a shared 2-core
 #: machine).
 SEARCH_MAX_N = 1_000_000
+#: The integer program over K×K tables with given margins is used up to this n (HiGHS' feasibility and
+#: integrality tolerances are absolute: at n = 10^12 it called a feasible κ infeasible).
+MILP_MAX_N = 100_000_000
 #: GRIM keeps its totals as a tuple up to this many, as a ``range`` beyond.
 _TOTALS_TUPLE = 100_000
 
@@ -444,6 +447,10 @@ def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=Non
                 raise InputError(f"n = {n:,} with these margins leaves {min(M[0, 0], M[1, 0]) + 1:,} tables to search, "
                                  f"beyond {SEARCH_MAX_N:,}", fix="give the table itself")
             return _two_by_two_margins(M, n, kint, pint, kval, pval)
+        if n > MILP_MAX_N:
+            raise InputError(f"n = {n:,} is beyond what the integer program over K×K tables solves exactly "
+                             f"(n ≤ {MILP_MAX_N:,}: its tolerances are absolute, the counts are not)",
+                             fix="give the table itself")
         return _milp_margins(M, n, kint, pint, kval, pval, weights)
     if weights is not None:
         raise InputError("a weighted kappa can be checked only with the margins", fix="give margins=")
