@@ -199,3 +199,11 @@ def the_issues_examples_test():
     assert r.verdict == "consistent" and r.details["p_methods_matching"] == ["Edgeworth series (AS 89)"]
     assert check_claims([{"kind": "correlation", "method": "spearman", "value": "-0.149", "n": 30,
                           "p": "= .425"}]).verdict[0] == "inconsistent"
+
+
+def a_stated_scale_makes_ties_certain_test():
+    # 80 items on a 5-point scale must tie: the tie-corrected test applies even with ties = false
+    base = {"kind": "correlation", "method": "kendall", "value": "0.38", "n": 80, "p": "= .001", "ties": False}
+    assert check_claims([base]).verdict[0] == "inconsistent"
+    for scale in (5, [1, 2, 3, 4, 5]):
+        assert check_claims([{**base, "scale": scale}]).verdict[0] == "consistent"

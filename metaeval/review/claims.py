@@ -716,7 +716,9 @@ def _correlation(c: _Claim, opts):
     n = int(table.sum()) if table is not None else c.count("n")
     if n < 5:
         raise c.err(f"n = {n} is too small for an interval (needs n ≥ 5)")
-    scale = c.count("scale") if c.has("scale") else None
+    scale = None
+    if c.has("scale"):          # the number of categories, or the categories themselves
+        scale = len(c.get("scale")) if isinstance(c.get("scale"), (list, tuple)) else c.count("scale")
     ties = table is not None or (scale is not None and scale < n) or bool(c.get("ties", True))
     reason, verdict = "", "consistent"
     details: dict = {}
