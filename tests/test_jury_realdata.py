@@ -159,13 +159,14 @@ def _glad_vs(panel, case):
     return diff, labels, res
 
 
-def llmjudge_glad_equals_crowdkit_with_its_m_step_solved_test(panel):
-    """All 33 judges on a real query: with the M-step solved to convergence (gtol 1e-8, ≤ 1000 CG steps),
-    GLAD equals crowd-kit 1.4.2 (tests/reference/crowdkit_glad_llmjudge.json, case tight_1q): labels
-    exactly, probabilities within 1e-6, the same number of EM iterations."""
+@pytest.mark.parametrize("case_name", ["tight_1q", "tight_3q"])
+def llmjudge_glad_equals_crowdkit_with_its_m_step_solved_test(panel, case_name):
+    """All 33 judges on 1 and on 3 real queries: with the M-step solved to convergence (gtol 1e-8, ≤ 1000
+    CG steps), GLAD equals crowd-kit 1.4.2 (tests/reference/crowdkit_glad_llmjudge.json): labels exactly,
+    probabilities within 1e-6, the same number of EM iterations."""
     import json
 
-    case = json.loads(GLAD_REF.read_text())["cases"]["tight_1q"]
+    case = json.loads(GLAD_REF.read_text())["cases"][case_name]
     diff, labels, res = _glad_vs(panel, case)
     assert labels == 0 and diff < TOL, f"max |Δp| = {diff:.2e}, {labels} labels differ"
     assert res.n_iter == case["n_iter"]

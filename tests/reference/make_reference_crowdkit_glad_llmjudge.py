@@ -16,6 +16,9 @@ iterations and loss history):
   order of floating-point sums when the M-step is stopped early.
 * ``tight_1q``: the first query, n_iter 5, the M-step solved to convergence (gtol 1e-8, at most 1000
   steps): the model's definition without the early stop.
+* ``tight_3q``: the first 3 queries, n_iter 3, the same solved M-step.
+
+``--cases a,b`` runs only those cases and merges them into an existing output file.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ CASES = {
     "default_3q": dict(queries=3, shuffle=False, options={}),
     "default_3q_shuffled": dict(queries=3, shuffle=True, options={}),
     "tight_1q": dict(queries=1, shuffle=False, options={"n_iter": 5, "m_step_tol": 1e-8, "m_step_max_iter": 1000}),
+    "tight_3q": dict(queries=3, shuffle=False, options={"n_iter": 3, "m_step_tol": 1e-8, "m_step_max_iter": 1000}),
 }
 
 
@@ -66,13 +70,17 @@ def main():
     shared = os.environ.get("METAEVAL_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")
     ap.add_argument("--data", default=str(Path(shared) / "llmjudge"))
     ap.add_argument("--out", default=str(Path(__file__).with_name("crowdkit_glad_llmjudge.json")))
+    ap.add_argument("--cases", default=",".join(CASES))
     args = ap.parse_args()
     long = load(Path(args.data))
     out = {"generated_by": "tests/reference/make_reference_crowdkit_glad_llmjudge.py",
            "versions": {"crowdkit": crowdkit.__version__, "pandas": pd.__version__, "numpy": np.__version__,
                         "scipy": scipy.__version__, "python": platform.python_version()},
            "cases": {}}
-    for name, case in CASES.items():
+    if args.cases != ",".join(CASES) and Path(args.out).exists():
+        out["cases"] = json.loads(Path(args.out).read_text(encoding="utf-8"))["cases"]
+    for name in args.cases.split(","):
+        case = CASES[name]
         qs = sorted(long["qid"].unique())[: case["queries"]]
         sub = long[long["qid"].isin(qs)]
         data = sub.rename(columns={"item": "task", "judge": "worker"})[["task", "worker", "label"]]
