@@ -80,6 +80,8 @@ _LAZY = {
     "read_eval_log": "data.logs.reader",
     # reviewer mode: judge-validation claims in prose
     "find_claims": "review.prose",
+    # a fit that stopped at its iteration limit
+    "ConvergenceWarning": "core.errors",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -308,12 +308,18 @@ def _cmd_review(args) -> int:
     if path.suffix.lower() == ".toml":            # the files a claims file names are inputs too
         check_out(args.out, entries=REVIEW_ENTRIES, kind="review", inputs=[path, *_claims_inputs(data, path)])
     title = args.title or f"Reviewer's note: {path.name}"
+    from .review.claims import review_options
+
+    opts = review_options(path if path.suffix.lower() == ".toml" else None, source="the command line",
+                          alpha=args.alpha, confidence_level=args.confidence_level, n_resamples=args.n_resamples,
+                          rng=args.seed)      # one table: flag > claims file > default, each checked
+    args.alpha = opts["alpha"]
     if path.suffix.lower() == ".toml":
         import pandas as pd
 
         from .review.text import load_texts
 
-        frame = check_claims(path, n_resamples=args.n_resamples, rng=args.seed)
+        frame = check_claims(path, **opts)
         texts = load_texts(path)                       # [[text]] entries: passages read with review_text
         tests = found = None
         if texts:
@@ -793,9 +799,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "paper's text (any other file, UTF-8: its APA-style results are checked with metaeval.review_text)")
     v.add_argument("--out", required=True, help="output folder (review.md, review.html, review.tex, review.json)")
     v.add_argument("--title", default=None, help="the note's title")
-    v.add_argument("--seed", type=int, default=0, help="seed of the bootstraps (κ at another prevalence, F1)")
-    v.add_argument("--n-resamples", type=int, default=2000, help="bootstrap replicates")
-    v.add_argument("--alpha", type=float, default=0.05, help="a text's significance level (decision errors, 'ns')")
+    v.add_argument("--seed", type=int, default=None, help="seed of the bootstraps (κ at another prevalence, F1; "
+                   "default: the claims file's seed, else 0)")
+    v.add_argument("--n-resamples", type=int, default=None, help="bootstrap replicates (default: the claims file's, "
+                   "else 2000)")
+    v.add_argument("--alpha", type=float, default=None, help="significance level of the claims and the text "
+                   "(decision errors, 'ns'; default: the claims file's alpha, else 0.05)")
+    v.add_argument("--confidence-level", type=float, default=None, help="level of the claims' intervals (default: "
+                   "the claims file's, else 0.95)")
     v.add_argument("--one-tailed-in-text", action="store_true",
                    help="if the text says one-tailed, read a t, r or z whose p is consistent only one-tailed as "
                         "one-tailed (statcheck's OneTailedTxt)")

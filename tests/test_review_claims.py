@@ -166,11 +166,14 @@ def correlation_pvalue_matches_scipy_test(method):
     x = rng.normal(size=60)
     y = 0.4 * x + rng.normal(size=60)
     f = {"pearson": stats.pearsonr, "spearman": stats.spearmanr,
-         "kendall": lambda a, b: stats.kendalltau(a, b, method="exact")}[method]   # the exact null, as rank_correlation
+         "kendall": stats.kendalltau}[method]          # scipy's default test (Kendall: asymptotic above 33 items)
     res = f(x, y)
     r = one(kind="correlation", method=method, value=float(res.statistic), n=60, p=f"{res.pvalue:.2g}")
     assert r.p_recomputed == pytest.approx(res.pvalue, rel=1e-9)
     assert r.verdict == "consistent"
+    if method == "kendall":        # the exact null is one of the methods checked: scipy's exact p is its range
+        exact = stats.kendalltau(x, y, method="exact").pvalue
+        assert r.details["p_methods"]["exact null without ties"] == pytest.approx([exact, exact], rel=1e-9)
 
 
 def kendall_correlation_and_rank_correlation_share_one_null_test():
@@ -179,7 +182,16 @@ def kendall_correlation_and_rank_correlation_share_one_null_test():
     a = one(kind="correlation", method="kendall", value="0.60", n=10, p=".016")
     b = one(kind="rank_correlation", value="0.60", systems=10, p=".016")
     assert a.p_recomputed == pytest.approx(p, rel=1e-12) and b.p_recomputed == pytest.approx(p, rel=1e-12)
-    assert a.verdict == b.verdict == "inconsistent"     # .016 cannot follow from 0.01667
+    # .016 cannot follow from the exact 0.01667, but it is scipy's asymptotic p (kendalltau(...,
+    # method="asymptotic") = 0.0157): consistent, and the reason names that method
+    asym = stats.kendalltau(np.arange(10), [9, 0, 1, 2, 3, 4, 5, 6, 7, 8], method="asymptotic").pvalue
+    assert round(asym, 3) == 0.016
+    assert a.verdict == b.verdict == "consistent"
+    assert a.details["p_methods_matching"][0] == b.details["p_methods_matching"][0] == "normal approximation without ties"
+    # .017 is the exact one's
+    c = one(kind="rank_correlation", value="0.60", systems=10, p=".017")
+    assert c.verdict == "consistent" and "exact null without ties" in c.details["p_methods_matching"]
+    assert one(kind="rank_correlation", value="0.60", systems=10, p=".030").verdict == "inconsistent"
 
 
 def correlation_interval_and_inconsistency_test():

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import re
 
-__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning", "OPTIONS",
+__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning", "ConvergenceWarning", "OPTIONS",
            "interface", "current_interface", "render"]
 
 #: Every option a fix may name: the library's keyword → (the command line's flag, the study file's key,
@@ -28,6 +28,7 @@ OPTIONS: dict[str, tuple[str, str | None, str | None]] = {
     "engine": ("--engine", "engine", "data"), "cluster": ("--cluster", "cluster", "analysis"),
     "n_resamples": ("--n-resamples", "n_resamples", "study"), "seed": ("--seed", "seed", "study"),
     "rng": ("--seed", "seed", "study"), "ci_method": ("--ci-method", "ci_method", "analysis"),
+    "alpha": ("--alpha", None, None), "confidence_level": ("--confidence-level", "confidence_level", "analysis"),
 }
 
 _INTERFACES = ("python", "cli", "study")
@@ -302,4 +303,21 @@ class UndefinedStatisticWarning(MetaevalWarning):
     ...     k = metaeval.cohen_kappa(table=[[30, 0], [0, 0]], ci_method=None)
     >>> k.estimate, w[0].category.__name__
     (nan, 'UndefinedStatisticWarning')
+    """
+
+
+class ConvergenceWarning(MetaevalWarning):
+    """An iterative fit (Dawid–Skene, GLAD, ...) stopped at its iteration limit before it converged.
+
+    The result is the last iterate; raise ``n_iter`` (or loosen ``tol``) and compare.
+
+    Examples
+    --------
+    >>> import warnings, metaeval
+    >>> labels = [[0, 0, 1], [1, 1, 1], [1, 0, 1], [0, 0, 0], [1, 1, 0], [0, 1, 0]]   # items × judges
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = metaeval.jury(labels, method="dawid_skene", n_iter=1)
+    >>> any(issubclass(x.category, metaeval.ConvergenceWarning) for x in w)
+    True
     """

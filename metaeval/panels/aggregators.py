@@ -27,12 +27,14 @@ Examples
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import InputError
+from ..core.errors import ConvergenceWarning, InputError
 
 __all__ = ["Aggregator", "Votes", "Fit", "register", "get", "names", "EPS"]
 
@@ -485,7 +487,32 @@ def _elbo(p: _Patterns, q: np.ndarray, priors: np.ndarray, ll: np.ndarray) -> fl
     return float((joint + entropy) / np.sum(p.weight * n_resp))
 
 
+def _check_iterations(name: str, **opts) -> None:
+    """Iteration limits are whole numbers ≥ 1 and tolerances finite and ≥ 0 (one line, naming the option)."""
+    for key, v in opts.items():
+        if key.endswith("tol"):
+            ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and \
+                math.isfinite(float(v)) and float(v) >= 0
+            if not ok:
+                raise InputError(f"{name}: {key} must be a finite number ≥ 0, got {v!r}", fix=f"pass {key}=1e-5")
+            continue
+        ok = not isinstance(v, bool) and isinstance(v, (int, np.integer, float, np.floating)) and \
+            math.isfinite(float(v)) and float(v) == int(v) and int(v) >= 1
+        if not ok:
+            raise InputError(f"{name}: {key} must be a whole number ≥ 1, got {v!r}", fix=f"pass {key}=100")
+
+
+def _not_converged(name: str, n_iter: int, change: float, tol: float, stacklevel: int = 4) -> None:
+    how = (f"the objective still changed by {change:.3g} in the last iteration, tol = {tol:g}" if math.isfinite(change)
+           else "one iteration cannot show convergence")
+    warnings.warn(ConvergenceWarning(
+        f"{name} did not converge in {n_iter} iteration{'' if n_iter == 1 else 's'} ({how}): the result is the "
+        "last iterate; pass a larger n_iter= and compare"), stacklevel=stacklevel)
+
+
 def _fit_em(votes: Votes, *, truth, n_iter: int, tol: float, one_coin: bool) -> Fit:
+    name = "one-coin Dawid–Skene" if one_coin else "Dawid–Skene"
+    _check_iterations(name, n_iter=n_iter, tol=tol)
     k = votes.k
     p = _Patterns.of(votes.idx, truth, k)
     used = np.zeros((votes.n_judges, k), dtype=bool)
@@ -502,7 +529,7 @@ def _fit_em(votes: Votes, *, truth, n_iter: int, tol: float, one_coin: bool) -> 
         return pri, _ds_confusions(p, q, k, used), None
 
     priors, conf, skills = m_step(q)
-    loss, it, converged, ll = -np.inf, 0, False, None
+    loss, it, converged, ll, change = -np.inf, 0, False, None, float("nan")
     while it < n_iter:
         it += 1
         q, _ = _posteriors(p, priors, conf, ll)
@@ -513,7 +540,9 @@ def _fit_em(votes: Votes, *, truth, n_iter: int, tol: float, one_coin: bool) -> 
         if new - loss < tol:
             converged = True
             break
-        loss = new
+        change, loss = new - loss, new
+    if not converged:
+        _not_converged(name, it, change, tol, stacklevel=5)
     if skills is None:
         skills = np.einsum("c,gcc->g", priors, conf)   # the probability that the judge is right
     return Fit(probabilities=q[p.inverse], confusions=conf, skills=skills,
@@ -553,6 +582,7 @@ def _fit_glad(votes: Votes, *, truth=None, rng=None, n_iter: int = 100, tol: flo
     from scipy.optimize import minimize
 
     _need_votes(votes, "glad")
+    _check_iterations("GLAD", n_iter=n_iter, tol=tol, m_step_max_iter=m_step_max_iter, m_step_tol=m_step_tol)
     k = votes.k
     if k < 2:
         raise InputError("GLAD needs at least two categories")
@@ -591,7 +621,7 @@ def _fit_glad(votes: Votes, *, truth=None, rng=None, n_iter: int = 100, tol: flo
     a, b = np.ones(r), np.ones(n)
     q = e_step(a, b)
     value = q_value(a, b, q)
-    it, converged = 0, False
+    it, converged, history = 0, False, []
     while it < n_iter:
         it += 1
         last = value
@@ -609,11 +639,14 @@ def _fit_glad(votes: Votes, *, truth=None, rng=None, n_iter: int = 100, tol: flo
                        options={"disp": False, "maxiter": m_step_max_iter})
         a, b = res.x[:r].copy(), res.x[r:].copy()
         value = q_value(a, b, q) / n_rows
+        history.append(value)
         if value - last < tol:
             converged = True
             break
+    if not converged:
+        _not_converged("GLAD", it, value - last, tol)
     return Fit(probabilities=q, skills=a, skill_name="alpha", n_iter=it, converged=converged,
-               priors=np.exp(log_prior), params={"alpha": a, "beta": b})
+               priors=np.exp(log_prior), params={"alpha": a, "beta": b, "loss_history": history})
 
 
 # --------------------------------------------------------------------------------------------
@@ -628,6 +661,7 @@ def _fit_mace(votes: Votes, *, truth=None, rng=None, n_restarts: int = 10, n_ite
     _need_votes(votes, "mace")
     if variant not in ("vb", "em"):
         raise InputError(f"MACE's variant= must be 'vb' (variational Bayes) or 'em', got {variant!r}")
+    _check_iterations("MACE", n_iter=n_iter, **({"n_restarts": n_restarts} if init is None else {}))
     k = votes.k
     n, r = votes.idx.shape
     ti, gi = np.nonzero(votes.idx >= 0)
@@ -747,7 +781,9 @@ register(Aggregator("one_coin_dawid_skene", "one-coin Dawid–Skene", ("nominal"
 register(Aggregator("glad", "GLAD", ("nominal", "ordinal"), _fit_glad, None,
                     options=("n_iter", "tol", "m_step_max_iter", "m_step_tol", "priors", "alpha_prior_mean",
                              "beta_prior_mean"),
-                    reference="Whitehill et al. (2009); crowd-kit GLAD"))
+                    reference="Whitehill et al. (2009); crowd-kit GLAD (equal to 1e-6 with the M-step solved; "
+                              "with its default early-stopped M-step the path depends on float summation order, "
+                              "in crowd-kit as here)"))
 register(Aggregator("mace", "MACE", ("nominal", "ordinal"), _fit_mace, None,
                     options=("n_restarts", "n_iter", "variant", "smoothing", "default_noise", "alpha", "beta", "init"),
                     reference="Hovy et al. (2013); crowd-kit MACE"))

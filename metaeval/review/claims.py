@@ -33,7 +33,7 @@ accuracy               value, n [count, ci, ci_method = "wilson" | "exact", abov
                        ``proportion`` (any share of n items). Without n: ``not supported``, with
                        the smallest n that could give the value
 f1                     value, table (2×2, positive last); or value, precision, recall
-correlation            method (pearson, spearman, kendall), value, n [p, above]
+correlation            method (pearson, spearman, kendall), value, n [p, above, ties, scale, table]
 rank_correlation       value, systems [p, compare_to, ties]
 win_rate               wins, losses, ties [value, tie_rule]
 win_rate_difference    a = {wins, losses, ties}, b = {…} [value, tie_rule]
@@ -41,6 +41,19 @@ judge_vs_human         judge_kappa, judge_n, human_kappa, human_n [prevalence, m
 =====================  ==========================================================================
 
 Every kind also takes ``sentence`` (the claim as the paper words it; kept in the output).
+
+A reported p of a correlation is consistent when *any* standard test of the statistic gives it at
+its printed rounding (:mod:`metaeval.review.nulls`: Kendall's exact null, its normal approximation
+without ties and with the tie correction; Spearman's t approximation, exact permutation null and
+AS 89; Pearson's t test); the reason names the tests that give it. For Kendall's τ ties are
+possible unless the claim says ``ties = false``: with ``table`` (a K×K table of the two variables'
+categories) the tie pattern is known and scipy's test on it decides, otherwise every tie pattern
+is allowed. A number outside its statistic's range (r = 1.52, κ > 1, an accuracy of 1.7) is
+``inconsistent`` whatever else the claim says (:data:`RANGES`).
+
+Options (:data:`REVIEW_OPTIONS`): ``alpha``, ``confidence_level``, ``n_resamples`` and ``seed`` may
+stand at the top of a claims file; a keyword of :func:`check_claims` or a flag of ``metaeval
+review`` wins over the file.
 
 A claims file may also hold ``[[text]]`` entries (``file = "paper.txt"`` or ``text = "…"``, see
 :func:`load_texts`): ``metaeval review`` reads their APA-style test results with
@@ -93,13 +106,16 @@ from scipy import stats
 
 from ..core import registry
 from ..core.errors import InputError
+from . import nulls
 from .feasibility import EPS, _number, grim, kappa_feasibility, kappa_weights, rounding_interval
 from .pvalues import fmt_p as _fmt_p
 from .pvalues import matches as _matches
 from .pvalues import p_consistent as _p_consistent
 from .pvalues import parse_p
+from .text import load_texts  # noqa: F401  (the [[text]] entries: one definition, in text.py)
 
-__all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "KINDS", "COLUMNS"]
+__all__ = ["check_claims", "load_claims", "load_texts", "parse_p", "to_records", "review_options", "KINDS", "COLUMNS",
+           "REVIEW_OPTIONS"]
 
 #: The columns of :func:`check_claims`' frame, in order.
 COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "ci_low", "ci_high",
@@ -107,6 +123,13 @@ COLUMNS = ("claim", "kind", "sentence", "statistic", "reported", "recomputed", "
            "details")
 
 VERDICTS = ("consistent", "inconsistent", "not supported")
+
+#: The largest claims file read (bytes).
+MAX_CLAIMS_BYTES = 16 * 2 ** 20
+
+#: The largest count (n, systems, wins, …) a claim may state: beyond, the checks' arithmetic is not exact
+#: and no study is that large.
+MAX_COUNT = 10 ** 12
 
 _IID = ("iid items: the paper reports no clustering (e.g. by topic or prompt); with clustering the "
         "interval is wider")
@@ -149,9 +172,22 @@ class _Claim:
         v = self.number(key, required=required, default=default)
         if v is None:
             return None
-        if v != int(v) or v < 0:
-            raise self.err(f"{key} must be a non-negative whole number", text=repr(self.d[key]))
+        if not math.isfinite(v) or v != math.floor(v) or v < 0:
+            raise self.err(f"{key} must be a non-negative whole number, got {self.d.get(key, v)!r}",
+                           fix=f"write {key} as the count the paper prints (e.g. {key} = 202)")
+        if v > MAX_COUNT:
+            raise self.err(f"{key} = {self.d.get(key, v)!r} is beyond the largest count checked ({MAX_COUNT:.0e})",
+                           fix=f"check {key}: no judge-validation study counts more than {MAX_COUNT:.0e} items")
         return int(v)
+
+    def bounded(self, key, low, high, what):
+        """A row saying the printed ``key`` lies outside [low, high], the range of ``what`` (None if inside)."""
+        if not self.has(key):
+            return None
+        _, lo, hi, _ = self.interval(key)
+        if hi < low - EPS or lo > high + EPS:
+            return f"{key} = {self.d[key]} lies outside the range of {what}, [{low:g}, {high:g}]: no data give it"
+        return None
 
     def interval(self, key):
         """(value, low, high, decimals) of a printed number, honouring ``<key>_decimals`` or ``decimals``."""
@@ -215,73 +251,30 @@ def _read_toml(p: Path) -> dict:
         import tomli as tomllib
     if not p.exists():
         raise InputError("no such claims file", source=p, fix="check the path")
+    if not p.is_file():
+        raise InputError("not a regular file (a folder, device, FIFO or socket)", source=p,
+                         fix="give a claims file (.toml)")
+    with open(p, "rb") as fh:
+        raw = fh.read(MAX_CLAIMS_BYTES + 1)
+    if len(raw) > MAX_CLAIMS_BYTES:
+        raise InputError(f"the claims file is larger than {MAX_CLAIMS_BYTES // 2 ** 20} MiB", source=p,
+                         fix="split it into several claims files")
     try:
-        with open(p, "rb") as fh:
-            data = tomllib.load(fh)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start} cannot be read)", source=p,
+                         fix="save the claims file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise InputError(f"not valid TOML ({exc})", source=p, line=int(m.group(1)) if m else None,
                          fix="check quotes, brackets and '=' on that line") from None
+    except RecursionError:
+        raise InputError("arrays or tables nested too deep to read", source=p,
+                         fix="a claims file needs at most a table of counts (two levels of brackets)") from None
     return data
 
-
-def load_texts(path) -> list[tuple[str, str]]:
-    """The ``[[text]]`` entries of a claims file: passages of the paper to read with :func:`metaeval.review_text`.
-
-    Each entry gives ``file = "paper.txt"`` (UTF-8, relative to the claims file) or ``text = "…"``
-    (the passage itself), and optionally ``label`` (default: the file name, or ``text #i``).
-    ``metaeval review CLAIMS.toml`` checks the claims and the test results of these texts in one note.
-
-    Parameters
-    ----------
-    path : str or path
-        The claims file.
-
-    Returns
-    -------
-    list of (str, str)
-        (label, text) per entry, in the file's order (empty when the file has none).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "claims.toml"
-    >>> _ = path.write_text('[[text]]\\nlabel = "Results"\\ntext = "t(28) = 2.20, p = .03"\\n', encoding="utf-8")
-    >>> load_texts(path)
-    [('Results', 't(28) = 2.20, p = .03')]
-    """
-    p = Path(path)
-    entries = _read_toml(p).get("text", [])
-    if not isinstance(entries, list):
-        raise InputError("text must be a list of [[text]] tables", source=p, fix='write [[text]] then file = "paper.txt"')
-    out = []
-    for i, e in enumerate(entries, start=1):
-        where = f"[[text]] #{i}"
-        if not isinstance(e, Mapping) or ("file" in e) == ("text" in e):
-            raise InputError(f"{where} needs either file = \"…\" or text = \"…\"", source=p,
-                             fix='write file = "paper.txt" (relative to the claims file) or text = "…"')
-        if "text" in e:
-            if not isinstance(e["text"], str):
-                raise InputError(f"{where}: text must be a string", source=p, text=repr(e["text"])[:80])
-            out.append((str(e.get("label", f"text #{i}")), e["text"]))
-            continue
-        f = Path(str(e["file"]))
-        f = f if f.is_absolute() else p.resolve().parent / f
-        if not f.is_file():
-            raise InputError(f"{where}: no such file {e['file']!r} (looked for {f})", source=p,
-                             fix="give the path relative to the claims file")
-        try:
-            text = f.read_bytes().decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{where}: {e['file']!r} is not UTF-8 text (byte {exc.start} cannot be read)", source=p,
-                             fix="save the text as UTF-8") from None
-        out.append((str(e.get("label", f.name)), text))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# rows
-# --------------------------------------------------------------------------------------------
 
 def _row(c: _Claim, *, statistic, reported, recomputed=float("nan"), ci=(float("nan"), float("nan")),
          confidence_level=0.95, p_reported=None, p_recomputed=float("nan"), verdict, reason, could="", details=None):
@@ -497,7 +490,7 @@ def _proportion(c: _Claim, opts, statistic):
     if method not in ("wilson", "exact"):
         raise c.err(f"ci_method must be 'wilson' or 'exact', got {method!r}")
     g = grim(c.get("value"), n, decimals=d)
-    k = min(g.totals, key=lambda t: abs(t / n - val)) if g.feasible else round(g.nearest[0] * n)
+    k = min(max(round(val * n), g.totals[0]), g.totals[-1]) if g.feasible else round(g.nearest[0] * n)
     if c.has("count"):                       # the count itself (e.g. recomputed from released files)
         k = c.count("count")
         if k > n:
@@ -561,16 +554,38 @@ def _f1(c: _Claim, opts):
     raise c.err("an f1 claim needs table= or precision= and recall=")
 
 
-def _r_pvalue(method, r, n):
-    """Two-sided p of H0: no association from r and n (what scipy reports for uncorrelated data)."""
-    if method in ("pearson", "spearman"):
-        from ..agreement.correlation import r_test_pvalue
+_SYMBOL = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+_NAME = {"pearson": "Pearson's r", "spearman": "Spearman's ρ", "kendall": "Kendall's τ"}
 
-        return r_test_pvalue(r, n - 2)
-    # Kendall τ without ties: the exact null at the discordant count τ stands for (the same null as the
-    # rank_correlation kind; scipy's asymptotic one above 170 items)
+
+def _scipy_default_p(method, value, n, table=None) -> float:
+    """The p scipy's default test gives at the reported coefficient (no ties unless a table is stated)."""
+    if table is not None:
+        return nulls.tie_table_p(method, table)[1]
+    if method != "kendall":
+        return float(nulls._r_t_p(value, n))
     pairs = n * (n - 1) // 2
-    return _tau_exact_p(n, int(round((1 - float(np.clip(r, -1, 1))) * pairs / 2)))
+    D = min(max(round((1 - float(np.clip(value, -1, 1))) * pairs / 2), 0), pairs)
+    if n <= 33:                                    # scipy's default: exact below 34 untied items
+        return nulls.tau_exact_p(n, D)
+    return nulls.tau_normal_p(n, 1 - 2 * D / pairs)
+
+
+def _p_methods(c: _Claim, method, n, lo, hi, alpha, *, ties, table=None) -> tuple[bool, str, dict]:
+    """Check the reported p against every standard test of the coefficient: (ok, reason, details)."""
+    ranges = nulls.p_ranges(method, n, lo, hi, ties=ties, table=table)
+    checks = {name: _p_consistent(c.get("p"), a, b, alpha) for name, (a, b) in ranges.items()}
+    hits = [name for name, (ok, _) in checks.items() if ok]
+    what = next(iter(checks.values()))[1]
+    shown = "; ".join(f"{name}: p in [{a:.3g}, {b:.3g}]" for name, (a, b) in ranges.items())
+    sym = _SYMBOL[method]
+    if hits:
+        reason = (f"with n = {n}, {sym} = {c.get('value')}: the reported {what}, which the "
+                  + " and the ".join(hits) + f" give{'s' if len(hits) == 1 else ''} ({shown})")
+    else:
+        reason = (f"with n = {n}, {sym} = {c.get('value')}: the reported {what}, which no standard test "
+                  f"gives ({shown})")
+    return bool(hits), reason, {"p_methods": {k: list(v) for k, v in ranges.items()}, "p_methods_matching": hits}
 
 
 def _correlation(c: _Claim, opts):
@@ -581,21 +596,34 @@ def _correlation(c: _Claim, opts):
     if method not in ("pearson", "spearman", "kendall"):
         raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
     val, lo, hi, d = c.interval("value")
-    n = c.count("n")
+    table = c.table() if c.has("table") else None
+    if table is not None and (c.has("n") and c.count("n") != int(table.sum())):
+        raise c.err(f"n = {c.count('n')} but the table holds {int(table.sum())} items", fix="check n and the table")
+    if table is not None and table.sum() > 10 ** 7:
+        raise c.err(f"the table holds {int(table.sum()):,} items; tables up to 10,000,000 items are recomputed")
+    n = int(table.sum()) if table is not None else c.count("n")
     if n < 5:
         raise c.err(f"n = {n} is too small for an interval (needs n ≥ 5)")
-    low, high, se = fisher_z_interval(val, n, method=method, confidence_level=cl)
-    p_at = _r_pvalue(method, val, n)
+    scale = None
+    if c.has("scale"):          # the number of categories, or the categories themselves
+        scale = len(c.get("scale")) if isinstance(c.get("scale"), (list, tuple)) else c.count("scale")
+    ties = table is not None or (scale is not None and scale < n) or bool(c.get("ties", True))
     reason, verdict = "", "consistent"
-    details = {"se_z": se}
+    details: dict = {}
+    if table is not None:
+        r_tab, _ = nulls.tie_table_p(method, table)
+        ok = _matches(r_tab, lo, hi)
+        reason = (f"the stated table gives {_SYMBOL[method]} = {r_tab:.4f} (scipy, categories scored 0, 1, …)"
+                  + ("" if ok else f", which does not print as {c.get('value')}"))
+        if not ok:
+            verdict = "inconsistent"
+    low, high, se = fisher_z_interval(val, n, method=method, confidence_level=cl)
+    p_at = _scipy_default_p(method, val, n, table)
+    details["se_z"] = se
     if c.has("p"):
-        # p over the rounding interval of the coefficient (statcheck's rule)
-        a, b = sorted((abs(lo), abs(hi))) if lo * hi > 0 else (0.0, max(abs(lo), abs(hi)))
-        p_lo, p_hi = _r_pvalue(method, b, n), _r_pvalue(method, a, n)
-        pok, what = _p_consistent(c.get("p"), p_lo, p_hi, alpha)
-        details.update(p_range=[p_lo, p_hi])
-        reason = (f"with n = {n}, r = {c.get('value')} gives two-sided p in [{p_lo:.3g}, {p_hi:.3g}]"
-                  + ("" if pok else f"; the reported {what} cannot follow"))
+        pok, preason, pdet = _p_methods(c, method, n, lo, hi, alpha, ties=ties and method == "kendall", table=table)
+        details.update(pdet)
+        reason = "; ".join(x for x in (reason, preason) if x)
         if not pok:
             verdict = "inconsistent"
     tv, treason = _threshold(c, (low, high), method)
@@ -603,29 +631,18 @@ def _correlation(c: _Claim, opts):
         verdict = tv
     label = {"pearson": "Fisher z, SE 1/√(n − 3)", "spearman": "Fisher z, SE √(1.06/(n − 3)) (Fieller et al. 1957)",
              "kendall": "Fisher z, SE √(0.437/(n − 4)) (Fieller et al. 1957)"}[method]
-    test = ("t(n − 2) test of r" if method != "kendall" else "normal approximation of τ without ties")
-    basis = f"assumes {n} independent pairs ({_IID}); interval: {label}; p: {test}"
+    test = {"pearson": "the t(n − 2) test of r",
+            "spearman": "the t approximation, the exact permutation null (n ≤ "
+                        f"{nulls.RHO_EXACT_MAX}) and AS 89 (R, 10 ≤ n < 1290)",
+            "kendall": "the exact null without ties (n ≤ "
+                       f"{nulls.TAU_EXACT_MAX}), the normal approximation without ties"
+                       + (", and with the tie correction (" + ("the stated table" if table is not None else
+                          "any tie pattern: ties are not excluded; say ties = false if there are none") + ")"
+                          if ties else " (ties = false)")}[method]
+    basis = f"assumes {n} independent pairs ({_IID}); interval: {label}; p: any of {test}"
     return _row(c, statistic=method, reported=val, recomputed=val, ci=(low, high), confidence_level=cl,
                 p_reported=c.get("p"), p_recomputed=p_at, verdict=verdict,
                 reason="; ".join(x for x in (reason, treason, basis) if x), details=details)
-
-
-def _permutation_with_inversions(m: int, D: int) -> np.ndarray:
-    """A permutation of 0..m−1 with exactly D inversions (from its Lehmer code)."""
-    code = []
-    left = D
-    for i in range(m):
-        c = min(left, m - 1 - i)
-        code.append(c)
-        left -= c
-    avail = list(range(m))
-    return np.array([avail.pop(c) for c in code])
-
-
-def _tau_exact_p(m: int, D: int) -> float:
-    """Exact two-sided p of Kendall's τ with D discordant pairs among m untied items (scipy's exact method)."""
-    perm = _permutation_with_inversions(m, D)
-    return float(stats.kendalltau(np.arange(m), perm, method="exact" if m <= 170 else "asymptotic").pvalue)
 
 
 def _rank_correlation(c: _Claim, opts):
@@ -637,28 +654,27 @@ def _rank_correlation(c: _Claim, opts):
     if m < 5:
         raise c.err(f"systems = {m}: at least 5 systems are needed for an interval")
     pairs = m * (m - 1) // 2
-    # τ_a = 1 − 2D/pairs: which discordant counts D print as the value?
-    Ds = [D for D in range(math.floor((1 - hi) * pairs / 2 - EPS), math.ceil((1 - lo) * pairs / 2 + EPS) + 1)
-          if 0 <= D <= pairs and _matches(1 - 2 * D / pairs, lo, hi)]
+    # τ_a = 1 − 2D/pairs: which discordant counts D print as the value? (a range, found in closed form)
+    Ds = nulls.tau_discordant_range(m, lo, hi)
     ties = bool(c.get("ties", False))
-    details = {"pairs": pairs, "discordant": Ds}
+    details = {"pairs": pairs, "discordant": list(Ds) if Ds else []}
     parts, verdict = [], "consistent"
     if Ds:
-        parts.append(f"τ = {c.get('value')} over {m} systems is {Ds[0]}" + (f"–{Ds[-1]}" if len(Ds) > 1 else "")
+        parts.append(f"τ = {c.get('value')} over {m} systems is {Ds[0]}" + (f"–{Ds[1]}" if Ds[1] > Ds[0] else "")
                      + f" discordant pairs of {pairs}")
     elif not ties:
         D0 = round((1 - val) * pairs / 2)
         parts.append(f"no ranking of {m} untied systems gives τ = {c.get('value')} (the nearest is "
                      f"{1 - 2 * D0 / pairs:.4f} with {D0} discordant pairs); with tied systems τ_b can differ")
         verdict = "inconsistent"
-    D_use = Ds or [min(max(round((1 - val) * pairs / 2), 0), pairs)]
-    D_best = min(D_use, key=lambda D: abs(1 - 2 * D / pairs - val))
-    p_exact = _tau_exact_p(m, D_best)
+    D_target = min(max(round((1 - val) * pairs / 2), 0), pairs)
+    D_best = min(max(D_target, Ds[0]), Ds[1]) if Ds else D_target
+    p_default = (nulls.tau_exact_p(m, D_best) if m <= nulls.TAU_EXACT_MAX
+                 else nulls.tau_normal_p(m, 1 - 2 * D_best / pairs))
     if c.has("p"):
-        ps = [_tau_exact_p(m, D) for D in (D_use[0], D_use[-1])]
-        pok, what = _p_consistent(c.get("p"), min(ps), max(ps), alpha)
-        parts.append(f"the exact null distribution of τ for {m} systems gives p in [{min(ps):.3g}, {max(ps):.3g}]"
-                     + ("" if pok else f"; the reported {what} cannot follow"))
+        pok, preason, pdet = _p_methods(c, "kendall", m, lo, hi, alpha, ties=ties)
+        details.update(pdet)
+        parts.append(preason.replace(f"with n = {m}", f"with {m} systems"))
         if not pok:
             verdict = "inconsistent"
     low, high, se = fisher_z_interval(val, m, method="kendall", confidence_level=cl)
@@ -679,9 +695,12 @@ def _rank_correlation(c: _Claim, opts):
     basis = (f"assumes the {m} systems are a random sample of systems and rank by untied scores (no topic "
              "variance: with per-topic scores metaeval.rank_correlation gives a topic-bootstrap interval, "
              "usually wider); interval: Fisher z of τ with SE √(0.437/(m − 4)) (Fieller et al. 1957); "
-             "p: exact null distribution of τ (Kendall 1938; scipy)")
+             f"p: any of the exact null distribution of τ (Kendall 1938; scipy; up to {nulls.TAU_EXACT_MAX} "
+             "systems) and its normal approximation"
+             + (", with the tie correction over any tie pattern (ties = true)" if ties else
+                " (untied systems; say ties = true if systems tie)"))
     return _row(c, statistic="kendall_tau", reported=val, recomputed=1 - 2 * D_best / pairs, ci=(low, high),
-                confidence_level=cl, p_reported=c.get("p"), p_recomputed=p_exact, verdict=verdict,
+                confidence_level=cl, p_reported=c.get("p"), p_recomputed=p_default, verdict=verdict,
                 reason="; ".join(parts + [basis]), details=details)
 
 
@@ -729,6 +748,11 @@ def _win_rate(c: _Claim, opts):
     rates = {r: nd[0] / nd[1] if nd[1] else float("nan") for r, nd in rates.items()}
     W, T, L = int(counts[0]), int(counts[2]), int(counts[4])
     details = {"rates": rates}
+    if all(math.isnan(v) for v in rates.values()):
+        val = c.interval("value")[0] if c.has("value") else float("nan")
+        return _row(c, statistic="win_rate", reported=val, confidence_level=cl, verdict="inconsistent",
+                    reason=(f"{W} wins, {T} ties, {L} losses: no battle counts under "
+                            + ", ".join(rates) + ", so a win rate is not computable"), details=details)
     if c.has("value"):
         val, lo, hi, d = c.interval("value")
         hit = [r for r, v in rates.items() if _matches(v, lo, hi)]
@@ -736,11 +760,13 @@ def _win_rate(c: _Claim, opts):
         ok = bool(hit)
         reason = (f"{W} wins, {T} ties, {L} losses give {c.get('value')} under "
                   + " and ".join(hit) if ok else
-                  f"{W} wins, {T} ties, {L} losses give " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+                  f"{W} wins, {T} ties, {L} losses give "
+                  + ", ".join((f"{v:.4f}" if not math.isnan(v) else "not computable") + f" ({r})" for r, v in rates.items())
                   + f", none of which prints as {c.get('value')}")
     else:
         val, rule, ok = float("nan"), rules[0], True
-        reason = f"{W} wins, {T} ties, {L} losses: " + ", ".join(f"{v:.4f} ({r})" for r, v in rates.items())
+        reason = f"{W} wins, {T} ties, {L} losses: " + ", ".join(
+            (f"{v:.4f}" if not math.isnan(v) else "not computable") + f" ({r})" for r, v in rates.items())
     est, ci, how = _win_interval(counts, rule, cl)
     basis = (f"assumes independent battles ({_IID}); the rule counts ties as: {rule}; interval: {how}")
     return _row(c, statistic=f"win_rate_{rule}", reported=val, recomputed=est, ci=ci, confidence_level=cl,
@@ -759,6 +785,12 @@ def _win_rate_difference(c: _Claim, opts):
     if rule not in _WIN_RULES:
         raise c.err(f"tie_rule must be one of {_WIN_RULES}, got {rule!r}")
     (na, da), (nb, db) = _rule_rate(ca, rule), _rule_rate(cb, rule)
+    if da == 0 or db == 0:
+        side = " and ".join(x for x, den in (("a", da), ("b", db)) if den == 0)
+        return _row(c, statistic=f"win_rate_difference_{rule}", reported=c.interval("value")[0] if c.has("value")
+                    else float("nan"), confidence_level=cl, verdict="inconsistent",
+                    reason=f"side {side} has no battle counted under {rule}: its win rate, and so "
+                           "the difference, is not computable")
     diff = na / da - nb / db
     if rule != "tie_half":
         lo, hi = confint_proportions_2indep(int(na), int(da), int(nb), int(db), method="newcomb", compare="diff",
@@ -878,6 +910,25 @@ def _scores(c: _Claim, base: Path) -> tuple[np.ndarray, np.ndarray, Path]:
     return xy.iloc[:, 0].to_numpy(float), xy.iloc[:, 1].to_numpy(float), p
 
 
+def _near_labels(c: _Claim, levels) -> None:
+    """Refuse labels that differ only by rounding error (1 and 1.0000001 would be two categories and κ wrong)."""
+    nums = sorted(float(v) for v in levels if isinstance(v, (int, float, np.integer, np.floating)))
+    for a, b in zip(nums, nums[1:]):
+        if b - a <= 1e-6 * max(1.0, abs(a), abs(b)):
+            raise c.err(f"the released files hold labels {a!r} and {b!r}, which differ only by {b - a:.1g}: they would "
+                        "count as two categories and the recomputed number would be wrong",
+                        fix="round the labels in the files (e.g. to whole numbers) so that equal labels are equal")
+
+
+def _finite(c: _Claim, value: float, x, y, p: Path) -> None:
+    if not math.isfinite(value):
+        big = float(np.nanmax(np.abs(np.concatenate([x, y])))) if len(x) else float("nan")
+        why = (f"the scores reach {big:.3g}, beyond what the arithmetic of a correlation can hold"
+               if big > 1e150 else "the scores are constant or too few")
+        raise c.err(f"the {c.get('method', 'kendall')} correlation of {p.name} is not computable: {why}",
+                    fix="rescale the scores (e.g. divide by their largest value) or check the file")
+
+
 def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
     """Recompute the claim's number from the released files: (fields to fill in, value, how)."""
     if c.kind not in REPRODUCIBLE:
@@ -901,6 +952,7 @@ def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
             T = np.asarray(paired.table())
         except InputError as exc:
             raise c.err(f"the released files cannot be paired: {exc.problem}", fix=exc.fix, text=exc.text) from None
+        _near_labels(c, paired.scale.levels)
         how = (f"metaeval.align({ref.name}, {cand.name}"
                + "".join(f", {k}={v!r}" for k, v in opts.items()) + ")"
                + (f".binarize({c.get('binarize')})" if c.has("binarize") else "") + f": {int(T.sum())} pairs")
@@ -916,12 +968,16 @@ def _reproduce(c: _Claim, base: Path) -> tuple[dict, float, str]:
         fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}.get(method)
         if fn is None:
             raise c.err(f"method must be pearson, spearman or kendall, got {method!r}")
-        value = float(fn(x, y)[0])
+        with np.errstate(all="ignore"):
+            value = float(fn(x, y)[0])
+        _finite(c, value, x, y, p)
         return {"n": len(x)}, value, f"scipy.stats {method} over the {len(x)} rows of {p.name}"
     from ..systems.ranking import kendall_tau
 
     variant = "b" if c.get("ties", False) else "a"
-    value = float(kendall_tau(x, y, variant=variant))
+    with np.errstate(all="ignore"):
+        value = float(kendall_tau(x, y, variant=variant))
+    _finite(c, value, x, y, p)
     return {"systems": len(x)}, value, f"metaeval.kendall_tau (τ_{variant}) over the {len(x)} systems of {p.name}"
 
 
@@ -932,6 +988,39 @@ def _reproduced_text(c: _Claim, value: float) -> tuple[bool, str]:
     if _matches(value, lo, hi):
         return True, "reproduced"
     return False, f"differs by {value - _number(c.get(key), key):+.{max(d, 2) + 1}f} (recomputed {value:.{max(d, 2) + 2}f})"
+
+
+#: kind → the printed numbers that have a range: (field, low, high, what). A number outside its range
+#: makes the claim "inconsistent" (no data give it) before anything else is checked.
+RANGES = {
+    "kappa": (("value", -1, 1, "Cohen's κ"), ("percent_agreement", 0, 1, "a percent agreement (a proportion)")),
+    "fleiss_kappa": (("value", -1, 1, "Fleiss' κ"),),
+    "accuracy": (("value", 0, 1, "an accuracy (a proportion)"),),
+    "proportion": (("value", 0, 1, "a proportion"),),
+    "precision": (("value", 0, 1, "a precision (a proportion)"),),
+    "recall": (("value", 0, 1, "a recall (a proportion)"),),
+    "f1": (("value", 0, 1, "F1"), ("precision", 0, 1, "a precision (a proportion)"),
+           ("recall", 0, 1, "a recall (a proportion)")),
+    "correlation": (("value", -1, 1, "a correlation coefficient"),),
+    "rank_correlation": (("value", -1, 1, "Kendall's τ"),),
+    "win_rate": (("value", 0, 1, "a win rate"),),
+    "win_rate_difference": (("value", -1, 1, "a difference of win rates"),),
+    "judge_vs_human": (("judge_kappa", -1, 1, "Cohen's κ"), ("human_kappa", -1, 1, "Cohen's κ")),
+}
+
+
+def _out_of_range(c: _Claim, opts):
+    """The row of a claim whose printed number lies outside its statistic's range (None: all inside)."""
+    for key, low, high, what in RANGES.get(c.kind, ()):
+        if key == "value" and c.kind == "correlation":
+            what = _NAME.get(c.get("method", "pearson"), what)
+        bad = c.bounded(key, low, high, what)
+        if bad:
+            val = _number(c.get(key), key)
+            return _row(c, statistic=c.kind, reported=val if key == "value" else float("nan"),
+                        confidence_level=opts["confidence_level"], p_reported=c.get("p"), verdict="inconsistent",
+                        reason=bad, details={"out_of_range": key})
+    return None
 
 
 #: kind → handler(claim, options) returning one row.
@@ -952,11 +1041,98 @@ KINDS = {
 
 
 # --------------------------------------------------------------------------------------------
+# options: one table for the Python keyword, the command-line flag and the claims file's key
+# --------------------------------------------------------------------------------------------
+
+#: The options of a review: keyword → (command-line flag, claims-file key at the top of the file,
+#: default, what it must be). :func:`check_claims` takes the keyword, ``metaeval review`` the flag,
+#: a claims file the key; an explicit keyword or flag wins over the file, the file over the default.
+#: Each is checked once, by :func:`review_options`.
+REVIEW_OPTIONS = {
+    "alpha": ("--alpha", "alpha", 0.05, "a significance level strictly between 0 and 1"),
+    "confidence_level": ("--confidence-level", "confidence_level", 0.95, "a level strictly between 0 and 1"),
+    "n_resamples": ("--n-resamples", "n_resamples", 2000, "a whole number of bootstrap replicates"),
+    "rng": ("--seed", "seed", 0, "a whole-number seed"),
+}
+
+
+def _check_option(name, value, where, source):
+    from ..core.resample import check_n_resamples, check_seed
+
+    if name == "n_resamples":
+        return check_n_resamples(value, where=where, source=source)
+    if name == "rng":
+        return check_seed(value, where=where, source=source)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{where} must be a number, got {value!r}", source=source,
+                         expected=REVIEW_OPTIONS[name][3], fix=f"pass {name}={REVIEW_OPTIONS[name][2]}")
+    v = float(value)
+    if not (math.isfinite(v) and 0 < v < 1):
+        raise InputError(f"{where} must lie strictly between 0 and 1, got {value!r}", source=source,
+                         expected=REVIEW_OPTIONS[name][3], fix=f"pass {name}={REVIEW_OPTIONS[name][2]}")
+    return v
+
+
+def review_options(path=None, *, source: str | None = None, **given) -> dict:
+    """The options of a review, checked: given (keyword or flag) > the claims file > the default.
+
+    Parameters
+    ----------
+    path : str or path, optional
+        A claims file whose top level may set ``alpha``, ``confidence_level``, ``n_resamples``
+        and ``seed``.
+    source : str, optional
+        Where the given values come from, for the message (e.g. ``"the command line"``).
+    **given
+        Keywords of :data:`REVIEW_OPTIONS` (None: not given).
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``confidence_level``, ``n_resamples``, ``rng``.
+
+    Raises
+    ------
+    InputError
+        A value out of its range (``alpha = 2``, ``alpha = nan``), or an unknown top-level key in
+        the claims file.
+
+    Examples
+    --------
+    >>> review_options(alpha=0.01)
+    {'alpha': 0.01, 'confidence_level': 0.95, 'n_resamples': 2000, 'rng': 0}
+    """
+    unknown = set(given) - set(REVIEW_OPTIONS)
+    if unknown:
+        raise InputError(f"unknown review option {sorted(unknown)[0]!r}", expected=", ".join(REVIEW_OPTIONS))
+    from_file = {}
+    if path is not None:
+        data = _read_toml(Path(path))
+        keys = {v[1]: k for k, v in REVIEW_OPTIONS.items()}
+        for key, value in data.items():
+            if key in ("claim", "claims", "text"):
+                continue
+            if key not in keys:
+                raise InputError(f"unknown top-level key {key!r}", source=path,
+                                 expected="[[claim]] and [[text]] tables, and the options " + ", ".join(keys),
+                                 fix="put the claim's fields under its [[claim]] header")
+            from_file[keys[key]] = _check_option(keys[key], value, f"the top-level {key}", str(path))
+    out = {}
+    for name, (flag, _key, default, _) in REVIEW_OPTIONS.items():
+        if given.get(name) is not None:
+            where = flag if source == "the command line" else name
+            out[name] = _check_option(name, given[name], where, source)
+        else:
+            out[name] = from_file.get(name, default)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
 
-def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05, n_resamples: int = 2000,
-                 rng: int = 0, base_dir=None) -> pd.DataFrame:
+def check_claims(claims, *, confidence_level: float | None = None, alpha: float | None = None,
+                 n_resamples: int | None = None, rng: int | None = None, base_dir=None) -> pd.DataFrame:
     """Check judge-validation claims from the numbers a paper reports: one row per claim.
 
     Parameters
@@ -964,15 +1140,17 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     claims : str, path, or list of dict
         A TOML claims file (``[[claim]]`` tables) or the claims themselves, each with a ``kind`` and
         the reported numbers (see the module docstring for every kind and its fields).
-    confidence_level : float
-        Level of the recomputed intervals.
-    alpha : float
-        Significance level: what ``p = "ns"`` means.
-    n_resamples : int
+    confidence_level : float, optional
+        Level of the recomputed intervals (default 0.95).
+    alpha : float, optional
+        Significance level: what ``p = "ns"`` means (default 0.05).
+    n_resamples : int, optional
         Bootstrap replicates where an interval is bootstrapped (F1 from a table, κ at another
-        prevalence).
-    rng : int
-        Seed of those bootstraps (the same claims and seed give the same numbers).
+        prevalence; default 2000).
+    rng : int, optional
+        Seed of those bootstraps (the same claims and seed give the same numbers; default 0).
+        A claims file may set each of these at its top level (``alpha = 0.01``, ``seed = 3``); a
+        keyword given here wins (:data:`REVIEW_OPTIONS`, :func:`review_options`).
     base_dir : str or path, optional
         Where the paths of ``files = {…}`` start (default: the claims file's folder, or the working
         directory for a list of dicts).
@@ -998,7 +1176,11 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     -----
     Each verdict's reason names its assumption: iid items unless the paper reports clustering,
     binary labels with equal margins where a κ's standard error must come from κ and n alone,
-    untied systems for τ, independent samples for two κ or two win rates.
+    untied systems for τ unless ``ties = true``, independent samples for two κ or two win rates.
+    A reported p is checked against every standard test of the statistic and is consistent when
+    one of them gives it (the reason names which). Counts must be whole numbers up to
+    :data:`MAX_COUNT`; κ from n alone searches the 2×2 tables up to
+    :data:`metaeval.review.feasibility.SEARCH_MAX_N` items (give the margins or the table beyond).
 
     References
     ----------
@@ -1015,19 +1197,20 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
     >>> df.loc[0, "verdict"], round(float(df.loc[0, "p_recomputed"]), 4)
     ('inconsistent', 0.0032)
     """
-    if not 0 < confidence_level < 1:
-        raise InputError(f"confidence_level must lie in (0, 1), got {confidence_level!r}")
     source = "<claims>"
     base = Path(base_dir) if base_dir is not None else Path.cwd()
+    given = {"confidence_level": confidence_level, "alpha": alpha, "n_resamples": n_resamples, "rng": rng}
     if isinstance(claims, (str, Path)):
         source = str(claims)
         base = Path(base_dir) if base_dir is not None else Path(claims).resolve().parent
-        claims = load_claims(claims)
-    elif isinstance(claims, Mapping):
-        claims = [claims]
+        path, claims = claims, load_claims(claims)
+        opts = review_options(path, **given)
+    else:
+        opts = review_options(None, **given)
+        if isinstance(claims, Mapping):
+            claims = [claims]
     if not isinstance(claims, Sequence) or isinstance(claims, (str, bytes)):
         raise InputError("claims must be a TOML path or a list of dicts", text=repr(claims)[:80])
-    opts = {"confidence_level": confidence_level, "alpha": alpha, "n_resamples": n_resamples, "rng": rng}
     rows = []
     for i, d in enumerate(claims, start=1):
         if not isinstance(d, Mapping):
@@ -1036,6 +1219,10 @@ def check_claims(claims, *, confidence_level: float = 0.95, alpha: float = 0.05,
         if c.kind not in KINDS:
             raise c.err(f"unknown kind {c.kind!r}", expected="one of " + ", ".join(KINDS),
                         fix='set kind = "kappa" (or another kind listed)')
+        bad = _out_of_range(c, opts)
+        if bad is not None:
+            rows.append(bad)
+            continue
         if not c.has("files"):
             rows.append(KINDS[c.kind](c, opts))
             continue

@@ -81,6 +81,15 @@ EPS = 1e-12
 MAX_DECIMALS = 10
 #: Pairs (A, a) evaluated per numpy block in the κ-only search.
 _BLOCK = 2_000_000
+#: The exhaustive 2×2 searches hold arrays of n + 1 agreements (or cells): beyond this n they are refused
+#: (time and memory grow with n: about 2–5 s at 10^6 items and 20–70 s at 10^7 on a shared 2-core
+#: machine).
+SEARCH_MAX_N = 1_000_000
+#: The integer program over K×K tables with given margins is used up to this n (HiGHS' feasibility and
+#: integrality tolerances are absolute: at n = 10^12 it called a feasible κ infeasible).
+MILP_MAX_N = 100_000_000
+#: GRIM keeps its totals as a tuple up to this many, as a ``range`` beyond.
+_TOTALS_TUPLE = 100_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,7 +197,8 @@ class GrimResult:
     feasible : bool
         Whether some integer total gives a mean that prints as the value.
     totals : tuple of int
-        The integer totals (sums of the n·items scores) that do.
+        The integer totals (sums of the n·items scores) that do (a ``range`` when more than
+        100,000 do).
     nearest : tuple of float
         The closest possible means (the value itself when feasible), at full precision.
 
@@ -259,7 +269,9 @@ def grim(value, n: int, *, decimals: int | None = None, items: int = 1, low: flo
         t_min = max(t_min, math.ceil(low * m))
     if high is not None:
         t_max = min(t_max, math.floor(high * m))
-    totals = tuple(range(t_min, t_max + 1)) if t_max >= t_min else ()
+    totals = range(t_min, t_max + 1) if t_max >= t_min else ()
+    if len(totals) <= _TOTALS_TUPLE:
+        totals = tuple(totals)
     if totals:
         return GrimResult(x, n, d, True, totals, (x,))
     cand = {math.floor(x * m), math.ceil(x * m)}
@@ -431,7 +443,14 @@ def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=Non
             raise InputError(f"each rater's margins must add up to n = {n}, got {M.sum(axis=1).tolist()}",
                              fix="check n and the margins as printed")
         if M.shape[1] == 2 and weights is None:
+            if min(M[0, 0], M[1, 0]) > SEARCH_MAX_N:
+                raise InputError(f"n = {n:,} with these margins leaves {min(M[0, 0], M[1, 0]) + 1:,} tables to search, "
+                                 f"beyond {SEARCH_MAX_N:,}", fix="give the table itself")
             return _two_by_two_margins(M, n, kint, pint, kval, pval)
+        if n > MILP_MAX_N:
+            raise InputError(f"n = {n:,} is beyond what the integer program over K×K tables solves exactly "
+                             f"(n ≤ {MILP_MAX_N:,}: its tolerances are absolute, the counts are not)",
+                             fix="give the table itself")
         return _milp_margins(M, n, kint, pint, kval, pval, weights)
     if weights is not None:
         raise InputError("a weighted kappa can be checked only with the margins", fix="give margins=")
@@ -477,8 +496,16 @@ def _two_by_two_margins(M, n, kint, pint, kval, pval):
     return KappaFeasibility(False, kval, pval, n, T[i], float(kap[i]), float(po[i]), 0, search)
 
 
+def _too_large(n):
+    return InputError(f"n = {n:,} is beyond the exhaustive search over 2×2 tables (n ≤ {SEARCH_MAX_N:,}; its time "
+                      "and memory grow with n)",
+                      fix="give margins= (each rater's count per category) or the table")
+
+
 def _two_by_two_n(n, kint, pint, kval, pval):
     search = f"every 2×2 table with n = {n}"
+    if n > SEARCH_MAX_N:
+        raise _too_large(n)
     if pint is None:                                       # κ alone
         As = np.argsort(np.abs(np.arange(n + 1) - n * (1 + min(max(kval, -1.0), 1.0)) / 2), kind="stable")
         total, T, k, po = _kappa_search(n, kint, kval, As, np.zeros(n + 1), stop_inside=True)
