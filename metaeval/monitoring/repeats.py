@@ -107,36 +107,57 @@ def _f(q, a, b):
     return stats.f.ppf(q, a, b) if np.isfinite(b) else stats.chi2.ppf(q, a) / a
 
 
+def _mls(pos, neg, a):
+    """Modified large-sample bounds of Σ_q t_q − Σ_r t_r, each t a (scaled) mean square with its df.
+
+    Ting, Burdick & Graybill (1990); Burdick & Graybill (1992, section 3.3.2): the lower bound
+    θ̂ − √V_L and the upper θ̂ + √V_U, with the G/H constants from F quantiles (``a`` in each tail),
+    the cross terms G_qr, H_qr between a positive and a negative mean square, and G*, H* between
+    two of the same sign. With one mean square of each sign it is eq. 3.8 of the book.
+    """
+    P, R = len(pos), len(neg)
+    est = sum(t for t, _ in pos) - sum(t for t, _ in neg)
+    G = [1 - 1 / _f(1 - a, n, np.inf) for _, n in pos]
+    H = [1 / _f(a, n, np.inf) - 1 for _, n in pos]
+    Gn = [1 - 1 / _f(1 - a, n, np.inf) for _, n in neg]
+    Hn = [1 / _f(a, n, np.inf) - 1 for _, n in neg]
+    vl = sum(g * g * t * t for g, (t, _) in zip(G, pos)) + sum(h * h * t * t for h, (t, _) in zip(Hn, neg))
+    vu = sum(h * h * t * t for h, (t, _) in zip(H, pos)) + sum(g * g * t * t for g, (t, _) in zip(Gn, neg))
+    for q, (tq, nq) in enumerate(pos):
+        for r, (tr, nr) in enumerate(neg):
+            F, f = _f(1 - a, nq, nr), _f(a, nq, nr)
+            vl += ((F - 1) ** 2 - G[q] ** 2 * F ** 2 - Hn[r] ** 2) / F * tq * tr
+            vu += ((1 - f) ** 2 - H[q] ** 2 * f ** 2 - Gn[r] ** 2) / f * tq * tr
+
+    def star(terms, g, count):
+        out = 0.0
+        for i in range(len(terms)):
+            for j in range(i + 1, len(terms)):
+                (ti, ni), (tj, nj) = terms[i], terms[j]
+                k = (1 - 1 / _f(1 - a, ni + nj, np.inf)) ** 2 * (ni + nj) ** 2 / (ni * nj)
+                out += (k - g[i] ** 2 * ni / nj - g[j] ** 2 * nj / ni) / (count - 1) * ti * tj
+        return out
+
+    if P > 1:
+        vl += star(pos, G, P)
+    if R > 1:
+        vu += star(neg, Gn, R)
+    return est - math.sqrt(max(vl, 0.0)), est + math.sqrt(max(vu, 0.0))
+
+
 def _interval(combo, ms, level):
-    """Confidence interval of Σ w_U MS_U: exact (one mean square), modified large-sample for a
-    difference of two (Ting, Burdick & Graybill 1990), Satterthwaite otherwise."""
+    """Confidence interval of Σ w_U MS_U: exact chi-square for one mean square, else the modified
+    large-sample interval (Ting, Burdick & Graybill 1990) of the positive minus the negative terms."""
     a = (1 - level) / 2
     items = list(combo.items())
-    est = sum(w * ms[U][0] for U, w in items)
     if len(items) == 1:
         (U, w), = items
         s, df = ms[U]
         return w * s * df / stats.chi2.ppf(1 - a, df), w * s * df / stats.chi2.ppf(a, df), "exact chi-square"
     pos = [(w * ms[U][0], ms[U][1]) for U, w in items if w > 0]
     neg = [(-w * ms[U][0], ms[U][1]) for U, w in items if w < 0]
-    if len(pos) == 1 and len(neg) == 1:
-        (t1, n1), (t2, n2) = pos[0], neg[0]
-        F1, F2 = _f(1 - a, n1, np.inf), _f(1 - a, n2, np.inf)
-        f1, f2 = _f(a, n1, np.inf), _f(a, n2, np.inf)
-        G1, G2 = 1 - 1 / F1, 1 - 1 / F2
-        H1, H2 = 1 / f1 - 1, 1 / f2 - 1
-        F12, f12 = _f(1 - a, n1, n2), _f(a, n1, n2)
-        G12 = ((F12 - 1) ** 2 - G1 ** 2 * F12 ** 2 - H2 ** 2) / F12
-        H12 = ((1 - f12) ** 2 - H1 ** 2 * f12 ** 2 - G2 ** 2) / f12
-        low = est - math.sqrt(max(G1 ** 2 * t1 ** 2 + H2 ** 2 * t2 ** 2 + G12 * t1 * t2, 0.0))
-        high = est + math.sqrt(max(H1 ** 2 * t1 ** 2 + G2 ** 2 * t2 ** 2 + H12 * t1 * t2, 0.0))
-        return low, high, "modified large-sample (Ting, Burdick & Graybill 1990)"
-    terms = [(w * ms[U][0], ms[U][1]) for U, w in items]
-    denom = sum(t ** 2 / df for t, df in terms)
-    if est <= 0 or denom <= 0:
-        return float("nan"), float("nan"), "Satterthwaite (undefined: estimate ≤ 0)"
-    nu = est ** 2 / denom
-    return est * nu / stats.chi2.ppf(1 - a, nu), est * nu / stats.chi2.ppf(a, nu), "Satterthwaite"
+    low, high = _mls(pos, neg, a)
+    return low, high, "modified large-sample (Ting, Burdick & Graybill 1990)"
 
 
 def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | None = None,
@@ -169,10 +190,11 @@ def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | N
     Mean squares from the marginal means (Yates); each component from the expected mean squares
     of the random model, E[MS_S] = Σ_{T ⊇ S} (Π_{f ∉ T} n_f) σ²_T, solved from the highest
     interaction down. In a balanced design these are the REML estimates whenever they are
-    positive (checked against statsmodels' ``MixedLM`` in the tests). Intervals: exact
-    chi-square for the residual; for a difference of two mean squares (every component of an
-    items × runs design) the modified large-sample interval of Ting, Burdick & Graybill (1990);
-    Satterthwaite's otherwise (coverage in ``benchmarks/coverage_repeats.py``).
+    positive (checked against lme4's REML fit in the tests). Intervals: exact chi-square for the
+    residual; for every other component (a combination of mean squares with signs) the modified
+    large-sample interval of Ting, Burdick & Graybill (1990), which for a difference of two mean
+    squares (every component of an items × runs design) is Burdick & Graybill's eq. 3.8 (coverage in
+    ``benchmarks/coverage_repeats.py``).
 
     References
     ----------
