@@ -72,6 +72,9 @@ _LAZY = {
     "Report": "output.report", "run_study": "output.study", "load_study": "output.study",
     # sample data, figures
     "datasets": "datasets:", "figures": "figures:",
+    # score judges by level (NLG/MT meta-evaluation)
+    "level_correlation": "levels.correlation", "level_difference": "levels.correlation",
+    "williams_test": "levels.correlation",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",
