@@ -408,7 +408,10 @@ def _check_choice(value, allowed, name):
 def _prepare(human, judge, system, item, value):
     H, M, systems, items, fates = score_matrices_from(human, judge, system=system, item=item, value=value)
     V = ~(np.isnan(H) | np.isnan(M))
-    return np.where(V, H, 0.0), np.where(V, M, 0.0), V, systems, items, fates
+    # C order: a row mean is then numpy's pairwise sum along the row, as np.mean(row) computes it (the
+    # order of a float sum decides whether two mathematically equal system means tie)
+    return (np.ascontiguousarray(np.where(V, H, 0.0)), np.ascontiguousarray(np.where(V, M, 0.0)),
+            np.ascontiguousarray(V), systems, items, fates)
 
 
 def _unit(scheme, S, I):

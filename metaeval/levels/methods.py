@@ -66,11 +66,15 @@ def masked_pearson(h, m, valid):
     n = w.sum(axis=1)
     hz = np.where(valid, h, 0.0)
     mz = np.where(valid, m, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        # the order of operations of scipy.stats.pearsonr: centre, then norms scaled by the largest
+        # |deviation| (tiny or huge scores neither underflow nor overflow when squared)
         dh = np.where(valid, hz - (hz.sum(axis=1) / n)[:, None], 0.0)
         dm = np.where(valid, mz - (mz.sum(axis=1) / n)[:, None], 0.0)
-        nh = np.sqrt((dh * dh).sum(axis=1))
-        nm = np.sqrt((dm * dm).sum(axis=1))
+        xh = np.abs(dh).max(axis=1, initial=0.0)[:, None]
+        xm = np.abs(dm).max(axis=1, initial=0.0)[:, None]
+        nh = xh[:, 0] * np.sqrt(((dh / xh) ** 2).sum(axis=1))
+        nm = xm[:, 0] * np.sqrt(((dm / xm) ** 2).sum(axis=1))
         r = ((dh / nh[:, None]) * (dm / nm[:, None])).sum(axis=1)
     hmax = np.where(valid, h, -np.inf).max(axis=1, initial=-np.inf)
     hmin = np.where(valid, h, np.inf).min(axis=1, initial=np.inf)
