@@ -315,8 +315,10 @@ class _Spec:
         base = self._spa_cache.get("p")
         if base is None or rows is None:
             h0, m0, v0 = H[0], M[0], V[0]
+            # one ±1 matrix shared by the human and the judge p-values; a sign is the rounded float32
+            # uniform, the draw of mt-metrics-eval's pce.py, so that the same seed gives the same signs
             gen = np.random.default_rng(self.spa_seed)
-            signs = np.where(gen.random((self.spa_permutations, h0.shape[1])) < 0.5, -1.0, 1.0)
+            signs = 2.0 * np.rint(gen.random((self.spa_permutations, h0.shape[1]), dtype=np.float32)) - 1.0
             ph = _spa_pvalues(np.where(v0, h0, 0.0), v0, signs)
             pm = _spa_pvalues(np.where(v0, m0, 0.0), v0, signs)
             self._spa_cache["p"] = base = (ph, pm)
@@ -432,7 +434,7 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
                       n_resamples: int | None = None, confidence_level: float = 0.95, rng=None,
                       undefined: str | None = None, average: str | None = None, absolute: bool | None = None,
                       epsilon: float = 0.0, kendall_like_threshold: float | None = None,
-                      spa_permutations: int = 1000, convention: str | None = None,
+                      spa_permutations: int = 1000, spa_seed: int = 4, convention: str | None = None,
                       alternative: str = "two-sided") -> Estimate | ResultSet:
     """Correlation of a score judge with human scores at a level (none, item, system group, system).
 
@@ -479,6 +481,8 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
         ``"mtme"`` convention); None: every pair the humans do not tie.
     spa_permutations : int
         Permutations behind soft pairwise accuracy's p-values (mt-metrics-eval: 1000).
+    spa_seed : int
+        Seed of those permutations (mt-metrics-eval's default 4: the same signs, so the same value).
     convention : {"mtme", "nlpstats", "sacrerouge", "geval", "unieval"}, optional
         A set of defaults (:data:`CONVENTIONS`); explicit arguments win.
     alternative : {"two-sided", "less", "greater"}
@@ -540,7 +544,6 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
         _check_choice(ci_method, CI_METHODS, "ci_method")
     H, M, V, systems, items, fates = _prepare(human, judge, system, item, value)
     S, I = H.shape
-    spa_seed = make_rng(rng)[1] if rng is not None and not isinstance(rng, np.random.Generator) else 4
     specs, keys = [], []
     for lv in levels:
         for mt in methods:
