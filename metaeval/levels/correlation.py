@@ -288,8 +288,11 @@ class _Spec:
             return self._finish(val), info
         opts = {"epsilon": self.epsilon, "kendall_like_threshold": self.kendall_like_threshold}
         vals, w = self.stat.group_kernel(h, m, v, **opts)
-        vals = vals.reshape(r, g)
-        w = np.asarray(w, dtype=float).reshape(r, g)
+        return self.aggregate(vals.reshape(r, g), np.asarray(w, dtype=float).reshape(r, g), has_pairs)
+
+    def aggregate(self, vals, w, has_pairs, mult=None):
+        """Average group values (R, G) by the policy; ``mult`` (R, G): group multiplicities of a bootstrap."""
+        g = vals.shape[1]
         undefined = np.isnan(vals) & has_pairs
         if self.undefined == "error" and undefined.any():
             raise InputError(f"{self.method} is undefined on {int(undefined[0].sum())} of {g} groups at level "
@@ -301,9 +304,14 @@ class _Spec:
         else:
             take = has_pairs & ~np.isnan(vals)
         wt = np.where(take, w if self.average == "weighted" else 1.0, 0.0)
+        if mult is not None:
+            wt = wt * mult
         with np.errstate(invalid="ignore", divide="ignore"):
             val = np.where(wt.sum(axis=1) > 0, (np.where(take, vals, 0.0) * wt).sum(axis=1) / wt.sum(axis=1), np.nan)
-        info = {"groups": has_pairs.sum(axis=1), "groups_dropped": (undefined & (self.undefined == "drop")).sum(axis=1)}
+        dropped = undefined & (self.undefined == "drop")
+        if mult is not None:
+            has_pairs, dropped = has_pairs & (mult > 0), dropped & (mult > 0)
+        info = {"groups": has_pairs.sum(axis=1), "groups_dropped": dropped.sum(axis=1)}
         return self._finish(val), info
 
     def _finish(self, val):
@@ -329,13 +337,80 @@ class _Spec:
         return val, {"groups": np.ones(len(val), int), "groups_dropped": np.zeros(len(val), int)}
 
 
+def _pearson_moments(n, sh, sm, shh, smm, shm):
+    """Pearson's r from (weighted) moments of centred scores; NaN where a variance is (numerically) zero."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vh = n * shh - sh * sh
+        vm = n * smm - sm * sm
+        r = (n * shm - sh * sm) / np.sqrt(vh * vm)
+        ok = (vh > 1e-12 * n * shh) & (vm > 1e-12 * n * smm) & (n >= 2)
+    return np.where(ok, np.clip(r, -1.0, 1.0), np.nan)
+
+
+def _weighted_pearson_rows(x, y, w):
+    """Pearson's r of each row of x, y (R, n) with multiplicities w (R, n), two-pass; NaN when constant."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sw = w.sum(axis=1, keepdims=True)
+        dx = x - (w * x).sum(axis=1, keepdims=True) / sw
+        dy = y - (w * y).sum(axis=1, keepdims=True) / sw
+        sxx = (w * dx * dx).sum(axis=1)
+        syy = (w * dy * dy).sum(axis=1)
+        r = (w * dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
+    big = np.where(w > 0, x, -np.inf).max(axis=1)
+    small = np.where(w > 0, x, np.inf).min(axis=1)
+    bigy = np.where(w > 0, y, -np.inf).max(axis=1)
+    smally = np.where(w > 0, y, np.inf).min(axis=1)
+    const = (big == small) | (bigy == smally)
+    return np.where(const, np.nan, np.clip(r, -1.0, 1.0))
+
+
+class _Moments:
+    """Per-cell terms of Pearson's r (scores centred by their overall mean): replicates as weighted sums."""
+
+    def __init__(self, H, M, V):
+        vf = V.astype(float)
+        self.V = vf
+        self.H = np.where(V, H - H[V].mean() if V.any() else H, 0.0)
+        self.M = np.where(V, M - M[V].mean() if V.any() else M, 0.0)
+        self.raw_h, self.raw_m = np.where(V, H, 0.0), np.where(V, M, 0.0)
+        self.terms = np.stack([vf, self.H, self.M, self.H * self.H, self.M * self.M, self.H * self.M])  # (6, S, I)
+
+
+def _pearson_boot(spec, mo, c, d):
+    """Replicates of Pearson's r at spec.level under row counts c (b, S) and column counts d (b, I)."""
+    T = mo.terms
+    if spec.level == "item":
+        mom = np.einsum("bs,ksi->kbi", c, T)                     # (6, b, I)
+        r = _pearson_moments(*mom)
+        return spec.aggregate(r, mom[0], mom[0] >= 2, mult=d)[0]
+    if spec.level == "system_group":
+        mom = np.einsum("ksi,bi->kbs", T, d)
+        r = _pearson_moments(*mom)
+        return spec.aggregate(r, mom[0], mom[0] >= 2, mult=c)[0]
+    if spec.level == "none":
+        mom = np.einsum("bs,ksi,bi->kb", c, T, d)
+        return spec._finish(_pearson_moments(*mom))
+    cnt = d @ mo.V.T                                              # (b, S) cells per system
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mh = (d @ mo.raw_h.T) / cnt
+        mm = (d @ mo.raw_m.T) / cnt
+    w = np.where(cnt > 0, c, 0.0)
+    return spec._finish(_weighted_pearson_rows(np.where(cnt > 0, mh, 0.0), np.where(cnt > 0, mm, 0.0), w))
+
+
+def _counts(idx, n):
+    """Multiplicities (b, n) of the indices drawn in each row of idx (b, n)."""
+    b = idx.shape[0]
+    return np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n).astype(float)
+
+
 def _gather(X, rows, cols):
     return X[rows[:, :, None], cols[:, None, :]]
 
 
 def _chunk_size(s, i, method):
-    per = s * i * (4 if method in ("pearson", "spearman") else 12)
-    return int(max(1, min(500, 6_000_000 // max(1, per))))
+    per = s * i * (1 if method == "pearson" else 4 if method == "spearman" else 12)
+    return int(max(1, min(1000, 8_000_000 // max(1, per))))
 
 
 def _draw_indices(gen, n, b):
@@ -351,7 +426,13 @@ def _replicates(specs, mats, scheme, n_resamples, gen):
         b = min(n_resamples, a + step) - a
         rows = _draw_indices(gen, S, b) if scheme in ("systems", "both") else np.broadcast_to(np.arange(S), (b, S))
         cols = _draw_indices(gen, I, b) if scheme in ("items", "both") else np.broadcast_to(np.arange(I), (b, I))
+        cnt_rows = cnt_cols = None
         for k, (spec, (H, M, V)) in enumerate(zip(specs, mats)):
+            if spec.method == "pearson":
+                if cnt_rows is None:
+                    cnt_rows, cnt_cols = _counts(np.asarray(rows), S), _counts(np.asarray(cols), I)
+                out[a:a + b, k] = _pearson_boot(spec, _moments_of(H, M, V), cnt_rows, cnt_cols)
+                continue
             if spec.method == "soft_pairwise_accuracy":
                 if scheme != "systems":
                     raise InputError("soft_pairwise_accuracy's interval resamples systems only", source="<resample>",
@@ -360,6 +441,17 @@ def _replicates(specs, mats, scheme, n_resamples, gen):
                 continue
             out[a:a + b, k] = spec.values(_gather(H, rows, cols), _gather(M, rows, cols), _gather(V, rows, cols))[0]
     return out
+
+
+_MOMENTS_CACHE: dict = {}
+
+
+def _moments_of(H, M, V):
+    key = (id(H), id(M), id(V))
+    hit = _MOMENTS_CACHE.get("key")
+    if hit is None or hit[0] != key:
+        _MOMENTS_CACHE["key"] = (key, _Moments(H, M, V), (H, M, V))
+    return _MOMENTS_CACHE["key"][1]
 
 
 def _jackknife(specs, mats, scheme):
@@ -378,7 +470,10 @@ def _jackknife(specs, mats, scheme):
             rows = kk if dim == "systems" else np.broadcast_to(np.arange(S), (b, S))
             cols = kk if dim == "items" else np.broadcast_to(np.arange(I), (b, I))
             for k, (spec, (H, M, V)) in enumerate(zip(specs, mats)):
-                if spec.method == "soft_pairwise_accuracy":
+                if spec.method == "pearson":
+                    vals[a:a + b, k] = _pearson_boot(spec, _moments_of(H, M, V), _counts(np.asarray(rows), S),
+                                                     _counts(np.asarray(cols), I))
+                elif spec.method == "soft_pairwise_accuracy":
                     vals[a:a + b, k] = spec.values(H[None], M[None], V[None], rows=np.asarray(rows))[0]
                 else:
                     vals[a:a + b, k] = spec.values(_gather(H, rows, cols), _gather(M, rows, cols),
@@ -593,15 +688,72 @@ def _standardize(X, V):
     return np.where(V, (X - x.mean()) / (sd if sd > 0 else 1.0), 0.0)
 
 
+def _coins(gen, shape):
+    """Fair coin flips of the given shape (one random bit each)."""
+    n = int(np.prod(shape))
+    bits = np.unpackbits(gen.integers(0, 256, size=(n + 7) // 8, dtype=np.uint8))[:n]
+    return bits.reshape(shape).astype(bool)
+
+
 def _swap_masks(gen, scheme, b, S, I):
     if scheme == "systems":
-        return np.broadcast_to(gen.random((b, S, 1)) < 0.5, (b, S, I))
+        return np.broadcast_to(_coins(gen, (b, S, 1)), (b, S, I))
     if scheme == "items":
-        return np.broadcast_to(gen.random((b, 1, I)) < 0.5, (b, S, I))
+        return np.broadcast_to(_coins(gen, (b, 1, I)), (b, S, I))
     if scheme == "both":
-        return gen.random((b, S, I)) < 0.5
+        return _coins(gen, (b, S, I))
     # nlpstats: swap rows, then swap columns of the result: a cell ends swapped when exactly one applied
-    return (gen.random((b, S, 1)) < 0.5) ^ (gen.random((b, 1, I)) < 0.5)
+    return _coins(gen, (b, S, 1)) ^ _coins(gen, (b, 1, I))
+
+
+class _PearsonSwap:
+    """Pearson's r of both judges after swapping cells, from moment updates (no recomputation per cell).
+
+    With a swap mask W ∈ {0, 1}: judge* = A + W·(B − A), so Σ judge* = ΣA + ΣW·D, Σ judge*² = ΣA² +
+    ΣW·(B² − A²) and Σ h·judge* = Σh·A + ΣW·h·D; the other judge gets the complements.
+    """
+
+    def __init__(self, spec, H, A, B, V):
+        self.spec = spec
+        vf = V.astype(float)
+        hc = np.where(V, H - (H[V].mean() if V.any() else 0.0), 0.0)
+        A = np.where(V, A, 0.0)
+        B = np.where(V, B, 0.0)
+        self.V, self.h = vf, hc
+        self.D, self.E, self.F = B - A, B * B - A * A, hc * (B - A)
+        self.A, self.B = A, B
+        lvl = spec.level
+        self.red = {"item": (1,), "system_group": (2,), "none": (1, 2), "system": (2,)}[lvl]
+        red = tuple(x - 1 for x in self.red)
+        self.base = [np.sum(x, axis=red) for x in (vf, hc, hc * hc, A, A * A, hc * A, B, B * B, hc * B)]
+
+    def deltas(self, mask):
+        W = mask.astype(float) * self.V
+        if self.spec.level == "system":
+            cnt = self.V.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                qa = (W * self.D).sum(axis=2)
+                ma = (self.A.sum(axis=1) + qa) / cnt
+                mb = (self.B.sum(axis=1) - qa) / cnt
+                mh = np.where(cnt > 0, (self.h.sum(axis=1)) / cnt, 0.0)
+            wts = np.broadcast_to((cnt > 0).astype(float), ma.shape)
+            mhb = np.broadcast_to(mh, ma.shape)
+            ra = _weighted_pearson_rows(mhb, np.where(cnt > 0, ma, 0.0), wts)
+            rb = _weighted_pearson_rows(mhb, np.where(cnt > 0, mb, 0.0), wts)
+            return self.spec._finish(ra) - self.spec._finish(rb)
+        q1 = W * self.D
+        q1 = q1.sum(axis=self.red)
+        q2 = (W * self.E).sum(axis=self.red)
+        q3 = (W * self.F).sum(axis=self.red)
+        n, sh, shh, sa, saa, sha, sb, sbb, shb = self.base
+        ra = _pearson_moments(n, sh, sa + q1, shh, saa + q2, sha + q3)
+        rb = _pearson_moments(n, sh, sb - q1, shh, sbb - q2, shb - q3)
+        if self.spec.level == "none":
+            return self.spec._finish(ra) - self.spec._finish(rb)
+        nn = np.broadcast_to(n, ra.shape)
+        va = self.spec.aggregate(ra, nn, nn >= 2)[0]
+        vb = self.spec.aggregate(rb, nn, nn >= 2)[0]
+        return va - vb
 
 
 def level_difference(human, judge, other, *, level: str | None = None, method: str = "pearson",
@@ -697,9 +849,13 @@ def level_difference(human, judge, other, *, level: str | None = None, method: s
     S, I = H.shape
     deltas = np.empty(n_perm)
     step = min(_chunk_size(S, I, method), n_perm)
+    fast = _PearsonSwap(spec, H, A, B, V) if method == "pearson" else None
     for a in range(0, n_perm, step):
         b = min(n_perm, a + step) - a
         mask = _swap_masks(gen, permutation, b, S, I)
+        if fast is not None:
+            deltas[a:a + b] = fast.deltas(mask)
+            continue
         Ap = np.where(mask, B[None], A[None])
         Bp = np.where(mask, A[None], B[None])
         Vb = np.broadcast_to(V, (b, S, I))

@@ -1,0 +1,89 @@
+"""PERM-BOTH for two judges: metaeval.level_difference against mt-metrics-eval's PermutationSigDiff.
+
+Same input for both: 20 systems × 2,000 items, human scores with a system effect, two judges
+(human + noise of SD 1.0 and 1.1), item-level ("summary level") Pearson and the flattened ("none")
+Pearson, 1,000 cell-wise permutations of the z-scored judges, p = share of permutations with
+Δ* ≥ Δ (mt-metrics-eval's convention: ``convention="mtme"``). mt-metrics-eval runs in its own
+environment (it is not a dependency), in a subprocess, on the same matrices saved to a temporary
+.npz file; its early stopping is off (``block_size = k``). The printed Monte Carlo SE is that of the
+difference of the two independent p estimates, √(2 p(1 − p)/1000).
+
+Run::
+
+    PYTHONPATH=. python benchmarks/bench_levels.py [--python /tmp/venv-levels/bin/python]
+        [--mtme-src /tmp/mtme-src] [--levels item none]
+
+Results: benchmarks/results/bench_levels.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+PEER = r"""
+import json, sys, time
+import numpy as np, scipy.stats
+from mt_metrics_eval import stats as ms
+d = np.load(sys.argv[1])
+H, A, B, level, k = d["H"], d["A"], d["B"], sys.argv[2], int(sys.argv[3])
+S = H.shape[0]
+c_other = ms.Correlation(S, [float(v) for v in H.ravel()], [float(v) for v in B.ravel()])
+c_judge = ms.Correlation(S, [float(v) for v in H.ravel()], [float(v) for v in A.ravel()])
+np.random.seed(0)
+t = time.perf_counter()
+p, delta, used, _ = ms.PermutationSigDiff(c_other, c_judge, scipy.stats.pearsonr, level, k=k,
+                                          params=ms.PermutationSigDiffParams(block_size=k))
+print(json.dumps({"p": p, "delta": delta, "k": used, "seconds": time.perf_counter() - t}))
+"""
+
+
+def data(seed=0, s=20, i=2000):
+    g = np.random.default_rng(seed)
+    H = g.normal(0, 1, (s, i)) + g.normal(0, 0.5, (s, 1))
+    A = H + g.normal(0, 1.0, (s, i))
+    B = H + g.normal(0, 1.1, (s, i))
+    return H, A, B
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python", default="/tmp/venv-levels/bin/python")
+    ap.add_argument("--mtme-src", default="/tmp/mtme-src")
+    ap.add_argument("--levels", nargs="+", default=["item", "none"])
+    ap.add_argument("--k", type=int, default=1000)
+    args = ap.parse_args(argv)
+    import metaeval
+
+    H, A, B = data()
+    print(f"PERM-BOTH, {H.shape[0]} systems × {H.shape[1]} items, {args.k} permutations, Pearson; "
+          f"metaeval {metaeval.__version__}, numpy {np.__version__}")
+    for level in args.levels:
+        t = time.perf_counter()
+        d = metaeval.level_difference(H, A, B, level=level, method="pearson", n_permutations=args.k,
+                                      convention="mtme", ci_method=None, rng=1)
+        ours = time.perf_counter() - t
+        with tempfile.TemporaryDirectory() as tmp:
+            f = os.path.join(tmp, "m.npz")
+            np.savez(f, H=H, A=A, B=B)
+            env = dict(os.environ, PYTHONPATH=args.mtme_src)
+            mlevel = {"item": "item", "none": "none", "system_group": "sys"}[level]
+            out = subprocess.run([args.python, "-c", PEER, f, mlevel, str(args.k)], capture_output=True, text=True,
+                                 env=env, check=True)
+        peer = json.loads(out.stdout.strip().splitlines()[-1])
+        se = np.sqrt(2 * max(peer["p"] * (1 - peer["p"]), 1 / args.k) / args.k)
+        print(f"level={level:5s} metaeval {ours:8.2f} s  p = {d.pvalue:.4f}  Δ = {d.estimate:.6f} | "
+              f"mt-metrics-eval {peer['seconds']:8.2f} s  p = {peer['p']:.4f}  Δ = {peer['delta']:.6f} | "
+              f"ratio {peer['seconds'] / ours:6.1f}×  |Δp| = {abs(d.pvalue - peer['p']):.4f} (MC SE {se:.4f})")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
