@@ -74,7 +74,7 @@ _LAZY = {
     "datasets": "datasets:", "figures": "figures:",
     # score judges by level (NLG/MT meta-evaluation)
     "level_correlation": "levels.correlation", "level_difference": "levels.correlation",
-    "williams_test": "levels.correlation",
+    "williams_test": "levels.correlation", "level_panel": "levels.many", "LevelPanel": "levels.many",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -46,7 +46,7 @@ from ..core.results import ConfidenceInterval, Estimate, ResultSet
 from .pairs import calibrate_epsilon
 
 __all__ = ["level_correlation", "level_difference", "williams_test", "LEVELS", "RESAMPLE_SCHEMES",
-           "PERMUTATION_SCHEMES", "CONVENTIONS", "level_methods", "score_matrices_from"]
+           "PERMUTATION_SCHEMES", "CONVENTIONS", "CONVENTION_NOTES", "level_methods", "score_matrices_from"]
 
 #: The correlation levels.
 LEVELS = ("none", "item", "system_group", "system")
@@ -78,7 +78,8 @@ CONVENTIONS = {
     "geval": {"level": "item", "undefined": "drop", "average": "macro", "absolute": False},
     "unieval": {"level": "item", "undefined": "drop", "average": "macro", "absolute": False},
 }
-_CONVENTION_TEXT = {
+#: What each convention sets, with the source it follows.
+CONVENTION_NOTES = {
     "mtme": "google-research/mt-metrics-eval: NaN groups dropped, plain means (KendallLike weighted by its "
             "pairs), KendallLike with a human threshold of 25 (WMT20 DA), PERM-BOTH swapping cells of z-scored "
             "judges, p = share of permutations with Δ* ≥ Δ (no +1), one-sided for the second judge; Williams' "
@@ -88,8 +89,11 @@ _CONVENTION_TEXT = {
                 "Williams on |r| with n = the largest group",
     "sacrerouge": "danieldeutsch/sacrerouge: NaN groups dropped, plain means, standardised judges, cell-wise "
                   "PERM-BOTH, p = (count + 1)/(P + 1), 1,000 resamples, percentile intervals, Williams on |r|",
-    "geval": "G-Eval (Liu et al. 2023) SummEval table: summary level (item), constant documents skipped, plain mean",
-    "unieval": "UniEval (Zhong et al. 2022): summary level (item), undefined documents skipped, plain mean",
+    "geval": "G-Eval (Liu et al. 2023), nlpyang/geval meta_eval_summeval.py: summary level (item); a document "
+             "whose human or judge scores are constant is skipped; plain mean of scipy's pearsonr, spearmanr, "
+             "kendalltau (τ_b) over the other documents",
+    "unieval": "UniEval (Zhong et al. 2022), maszhongming/UniEval reproduce/correlation.py: summary level (item), "
+               "constant documents skipped, plain mean; its system level correlates the systems' mean scores",
 }
 
 

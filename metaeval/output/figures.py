@@ -1836,7 +1836,8 @@ def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None =
 # they are looked up on first use (PEP 562), so either module also imports on its own
 _ELSEWHERE = {"plot_budget_curve": "figures_budget", "plot_corrected_intervals": "figures_inference",
               "plot_coverage_width": "figures_inference", "plot_panel_forest": "figures_panel",
-              "plot_panel_heatmap": "figures_panel"}
+              "plot_panel_heatmap": "figures_panel", "plot_level_correlations": "figures_levels",
+              "plot_system_scatter": "figures_levels"}
 
 
 def __getattr__(name: str):

@@ -193,7 +193,31 @@ def spa_values():
     return {"H": H.tolist(), "M": M.tolist(), "spa": float(c.PairwiseConfidenceError()[0])}
 
 
+def ranks_values():
+    """mt-metrics-eval's AssignRanks on random upper-triangular p-value matrices."""
+    # data.py imports apache_beam at module level (for its data pipelines); AssignRanks does not use it
+    sys.modules.setdefault("apache_beam", types.ModuleType("apache_beam"))
+    from mt_metrics_eval import data as md
+
+    g = np.random.default_rng(41)
+    out = []
+    for _ in range(20):
+        J = int(g.integers(2, 9))
+        P = np.ones((J, J))
+        iu = np.triu_indices(J, 1)
+        P[iu] = np.round(g.random(len(iu[0])) ** 2, 3)
+        out.append({"p": P.tolist(), "ranks": list(md.AssignRanks(P, 0.05))})
+    return out
+
+
 def main():
+    if "--only" in sys.argv:
+        ref = json.loads(OUT.read_text(encoding="utf-8"))
+        for part in sys.argv[sys.argv.index("--only") + 1:]:
+            ref[part] = {"assign_ranks": ranks_values}[part]()
+        OUT.write_text(json.dumps(ref, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"updated {OUT}")
+        return
     data = {}
     for seed in (0, 1, 2):
         H, M = matrices(seed)
@@ -209,6 +233,7 @@ def main():
         "williams": williams_values(),
         "bootstrap_nlpstats": bootstrap_values(),
         "soft_pairwise_accuracy": spa_values(),
+        "assign_ranks": ranks_values(),
     }
     OUT.write_text(json.dumps(ref, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
