@@ -12,7 +12,11 @@ difference of the two independent p estimates, √(2 p(1 − p)/1000). The ratio
 Run::
 
     PYTHONPATH=. python benchmarks/bench_levels.py [--python /tmp/venv-levels/bin/python]
-        [--mtme-src /tmp/mtme-src] [--levels item none]
+        [--mtme-src /tmp/mtme-src] [--levels item none] [--k-peer 1000 1000]
+
+On a shared machine the item level of mt-metrics-eval (2 × 2,000 scipy calls per permutation) can
+be run with fewer permutations (``--k-peer 200 1000``): its loop is linear in k, so its time is
+scaled to 1,000 (said so on the line), and the p-values are compared with the Monte Carlo SE of both.
 
 Results: benchmarks/results/bench_levels.txt.
 """
@@ -61,6 +65,8 @@ def main(argv=None):
     ap.add_argument("--mtme-src", default="/tmp/mtme-src")
     ap.add_argument("--levels", nargs="+", default=["item", "none"])
     ap.add_argument("--k", type=int, default=1000)
+    ap.add_argument("--k-peer", type=int, nargs="+", default=None,
+                    help="permutations of mt-metrics-eval per level (default --k); its time is scaled to --k")
     args = ap.parse_args(argv)
     import metaeval
 
@@ -68,6 +74,7 @@ def main(argv=None):
     print(f"PERM-BOTH, {H.shape[0]} systems × {H.shape[1]} items, {args.k} permutations, Pearson; "
           f"metaeval {metaeval.__version__}, numpy {np.__version__}")
     metaeval.level_difference(H[:3, :20], A[:3, :20], B[:3, :20], n_permutations=10, ci_method=None)  # warm-up
+    k_peer = dict(zip(args.levels, args.k_peer or [args.k] * len(args.levels)))
     for level in args.levels:
         t, c = time.perf_counter(), time.process_time()
         d = metaeval.level_difference(H, A, B, level=level, method="pearson", n_permutations=args.k,
@@ -78,14 +85,19 @@ def main(argv=None):
             np.savez(f, H=H, A=A, B=B)
             env = dict(os.environ, PYTHONPATH=args.mtme_src)
             mlevel = {"item": "item", "none": "none", "system_group": "sys"}[level]
-            out = subprocess.run([args.python, "-c", PEER, f, mlevel, str(args.k)], capture_output=True, text=True,
-                                 env=env, check=True)
+            out = subprocess.run([args.python, "-c", PEER, f, mlevel, str(k_peer[level])], capture_output=True,
+                                 text=True, env=env, check=True)
         peer = json.loads(out.stdout.strip().splitlines()[-1])
-        se = np.sqrt(2 * max(peer["p"] * (1 - peer["p"]), 1 / args.k) / args.k)
+        scale = args.k / k_peer[level]              # mt-metrics-eval's loop is linear in k: scale its time
+        peer["seconds"] *= scale
+        peer["cpu"] *= scale
+        se = np.sqrt(max(peer["p"] * (1 - peer["p"]), 1 / args.k) * (1 / args.k + 1 / k_peer[level]))
         print(f"level={level:5s} metaeval {ours:8.2f} s wall {ours_cpu:8.2f} s CPU  p = {d.pvalue:.4f}  "
               f"Δ = {d.estimate:.6f} | mt-metrics-eval {peer['seconds']:8.2f} s wall {peer['cpu']:8.2f} s CPU  "
               f"p = {peer['p']:.4f}  Δ = {peer['delta']:.6f} | ratio (CPU) {peer['cpu'] / ours_cpu:6.1f}×  "
-              f"|Δp| = {abs(d.pvalue - peer['p']):.4f} (MC SE {se:.4f})")
+              f"|Δp| = {abs(d.pvalue - peer['p']):.4f} (MC SE {se:.4f})"
+              + (f"  [mt-metrics-eval ran {k_peer[level]} permutations; its times are scaled ×{scale:g}]"
+                 if scale != 1 else ""))
         sys.stdout.flush()
 
 

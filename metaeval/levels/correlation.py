@@ -904,6 +904,8 @@ def williams_test(human, judge, other, *, level: str = "none", method: str = "pe
     ----------
     human, judge, other : DataFrame or 2-D array
         Score matrices as in :func:`level_correlation`.
+    system, item, value : str, optional
+        Column names of long frames.
     level : {"none", "item", "system_group", "system"}
         The three correlations r(h, judge), r(h, other), r(judge, other) at this level.
     method : str

@@ -135,6 +135,8 @@ class LevelPanel:
         Judges whose simultaneous intervals never put them below another judge.
     critical_value : float
         The max-T quantile.
+    design : dict
+        Level, method, scheme, resamples, permutations, alpha and the seed.
 
     Examples
     --------
