@@ -599,7 +599,10 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
     Item level: r̄ = (1/|J|) Σ_{j∈J} corr(H[:, j], M[:, j]) over the items J where it is defined;
     system level: corr(row means of H, row means of M), the means over the cells the human scored.
     Kendall variants come from the pair counts C, D, T_h, T_m, T_hm of each group
-    (:mod:`metaeval.levels.pairs`).
+    (:mod:`metaeval.levels.pairs`). A bootstrap replicate is the statistic of the matrix with the
+    drawn rows and/or columns (duplicates included); BCa's acceleration comes from the jackknife over
+    the resampled dimension (leave one system out, one item out, or both sets of leave-one-out values
+    pooled for ``"both"``).
 
     References
     ----------
