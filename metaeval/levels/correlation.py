@@ -412,8 +412,14 @@ def _gather(X, rows, cols):
     return X[rows[:, :, None], cols[:, None, :]]
 
 
-def _chunk_size(s, i, method):
+def _chunk_size(s, i, method, level="item", epsilon=0.0):
+    """Replicates per chunk: about 8 million array elements per chunk (pair arrays where a method
+    compares every pair of a group by broadcasting)."""
     per = s * i * (1 if method == "pearson" else 4 if method == "spearman" else 12)
+    if method in ("acc_eq", "kendall_like") or epsilon > 0 or (method not in ("pearson", "spearman") and
+                                                                 level == "system"):
+        g, n = {"item": (i, s), "system_group": (s, i), "none": (1, s * i), "system": (1, s)}[level]
+        per = max(per, 6 * g * n * (n - 1) // 2)
     return int(max(1, min(1000, 8_000_000 // max(1, per))))
 
 
@@ -425,11 +431,21 @@ def _replicates(specs, mats, scheme, n_resamples, gen):
     """Replicates (B, len(specs)) of every spec from one shared draw; mats = [(H, M, V) per spec]."""
     S, I = mats[0][0].shape
     out = np.empty((n_resamples, len(specs)))
-    step = min(_chunk_size(S, I, specs[0].method), n_resamples)
+    step = min(min(_chunk_size(S, I, sp.method, sp.level, sp.epsilon) for sp in specs), n_resamples)
+    # all indices drawn up front (rows, then columns) when they fit, so that the seed gives the same
+    # replicates whatever the chunking; beyond 50 million indices, chunk by chunk
+    upfront = n_resamples * (S + I) <= 50_000_000
+    if upfront:
+        all_rows = _draw_indices(gen, S, n_resamples) if scheme in ("systems", "both") else None
+        all_cols = _draw_indices(gen, I, n_resamples) if scheme in ("items", "both") else None
     for a in range(0, n_resamples, step):
         b = min(n_resamples, a + step) - a
-        rows = _draw_indices(gen, S, b) if scheme in ("systems", "both") else np.broadcast_to(np.arange(S), (b, S))
-        cols = _draw_indices(gen, I, b) if scheme in ("items", "both") else np.broadcast_to(np.arange(I), (b, I))
+        if upfront:
+            rows = all_rows[a:a + b] if all_rows is not None else np.broadcast_to(np.arange(S), (b, S))
+            cols = all_cols[a:a + b] if all_cols is not None else np.broadcast_to(np.arange(I), (b, I))
+        else:
+            rows = _draw_indices(gen, S, b) if scheme in ("systems", "both") else np.broadcast_to(np.arange(S), (b, S))
+            cols = _draw_indices(gen, I, b) if scheme in ("items", "both") else np.broadcast_to(np.arange(I), (b, I))
         cnt_rows = cnt_cols = None
         for k, (spec, (H, M, V)) in enumerate(zip(specs, mats)):
             if spec.method == "pearson":
@@ -467,7 +483,7 @@ def _jackknife(specs, mats, scheme):
             continue
         keep = np.array([np.delete(np.arange(n), j) for j in range(n)]) if n > 1 else np.zeros((1, 0), int)
         vals = np.empty((n, len(specs)))
-        step = max(1, _chunk_size(S, I, specs[0].method))
+        step = max(1, min(_chunk_size(S, I, sp.method, sp.level, sp.epsilon) for sp in specs))
         for a in range(0, n, step):
             kk = keep[a:a + step]
             b = len(kk)
@@ -855,7 +871,7 @@ def level_difference(human, judge, other, *, level: str | None = None, method: s
     gen, seed = make_rng(rng)
     S, I = H.shape
     deltas = np.empty(n_perm)
-    step = min(_chunk_size(S, I, method), n_perm)
+    step = min(_chunk_size(S, I, method, level, float(epsilon or 0.0)), n_perm)
     fast = _PearsonSwap(spec, H, A, B, V) if method == "pearson" else None
     for a in range(0, n_perm, step):
         b = min(n_perm, a + step) - a
