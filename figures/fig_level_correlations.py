@@ -1,5 +1,5 @@
 """Score judges by level, rubric_like: the judge's correlation with the human scores at each level
-(none, item, system group, system) for Pearson, Kendall's τ_b and tie-calibrated acc_eq, with 95%
+(none, item, system group, system) for Pearson, Spearman and Kendall's τ_b, with 95%
 bootstrap intervals over the 300 prompts (metaeval.level_correlation, resample="items": the three
 generators are the systems of interest, fixed; the system level of three systems is shown for
 completeness, not as evidence).
@@ -30,7 +30,7 @@ def render(out=None):
     H, M = matrices()
     with g.quiet():
         rs = metaeval.level_correlation(H, M, level=["none", "item", "system_group", "system"],
-                                        method=["pearson", "kendall", "acc_eq"], resample="items",
+                                        method=["pearson", "spearman", "kendall"], resample="items",
                                         ci_method="percentile", n_resamples=g.N_RESAMPLES, rng=g.SEED)
     ax = figures.plot_level_correlations(rs)
     ax.set_title("rubric_like: 3 generators × 300 prompts", loc="left")
