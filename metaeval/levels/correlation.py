@@ -543,7 +543,7 @@ def _bootstrap_result(theta, reps, jack, *, ci_method, confidence_level, scheme,
                                            seed=seed)
 
 
-def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
+def level_correlation(human, judge, *, level: str | Sequence[str] = "item",
                       method: str | Sequence[str] = "pearson", system: str | None = None, item: str | None = None,
                       value: str | None = None, ci_method: str | None = "auto", resample: str | None = None,
                       n_resamples: int | None = None, confidence_level: float = 0.95, rng=None,
@@ -559,8 +559,8 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
         Score matrices, systems × items: wide frames (index systems, columns items, the same labels
         in both) or long frames with the ``system``, ``item`` and ``value`` columns. Human NaN cells
         are dropped from both (counted in ``extra["fates"]``).
-    level : {"none", "item", "system_group", "system"} or list, optional
-        What is correlated (module docstring). Default ``"item"`` (or the convention's).
+    level : {"none", "item", "system_group", "system"} or list
+        What is correlated (module docstring). Default ``"item"``.
     method : str or list
         A registered method (``metaeval.core.registry.names("levels")``): ``"pearson"``,
         ``"spearman"``, ``"kendall"`` (τ_b), ``"tau_c"``, ``"tau_23"``, ``"acc_23"``, ``"acc_eq"``
@@ -640,9 +640,8 @@ def level_correlation(human, judge, *, level: str | Sequence[str] | None = None,
     >>> [round(e.estimate, 4) for e in rs]
     [0.8645, 0.8983]
     """
-    o = _resolve(convention, level=level, undefined=undefined, average=average, absolute=absolute,
+    o = _resolve(convention, undefined=undefined, average=average, absolute=absolute,
                  ci_method=_auto(ci_method), n_resamples=n_resamples, resample=resample)
-    level = o["level"] or "item"
     undefined = o["undefined"] or "drop"
     average = o["average"] or "macro"
     absolute = bool(o["absolute"])
