@@ -778,7 +778,7 @@ class _PearsonSwap:
         return va - vb
 
 
-def level_difference(human, judge, other, *, level: str | None = None, method: str = "pearson",
+def level_difference(human, judge, other, *, level: str = "item", method: str = "pearson",
                      system: str | None = None, item: str | None = None, value: str | None = None,
                      permutation: str | None = None, n_permutations: int | None = None,
                      pvalue: str | None = None, standardize: bool | None = None, alternative: str | None = None,
@@ -836,10 +836,9 @@ def level_difference(human, judge, other, *, level: str | None = None, method: s
     >>> d.estimate > 0, d.pvalue < 0.01
     (True, True)
     """
-    o = _resolve(convention, level=level, undefined=undefined, average=average, ci_method=_auto(ci_method),
+    o = _resolve(convention, undefined=undefined, average=average, ci_method=_auto(ci_method),
                  n_resamples=n_resamples, resample=resample, permutation=permutation, n_permutations=n_permutations,
                  pvalue=pvalue, standardize=standardize, alternative=alternative)
-    level = o["level"] or "item"
     permutation = o["permutation"] or "both"
     n_perm = check_n_resamples(o["n_permutations"] or 1000, where="n_permutations")
     pconv = o["pvalue"] or "plus_one"
