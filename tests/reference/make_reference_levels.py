@@ -31,12 +31,16 @@ import scipy.stats
 
 sys.modules.setdefault("google_drive_downloader", types.SimpleNamespace(GoogleDriveDownloader=None))
 
+import importlib  # noqa: E402
+
 import nlpstats.correlations as nc  # noqa: E402
 import sacrerouge.stats as ss  # noqa: E402
 from mt_metrics_eval import stats as ms  # noqa: E402
-from nlpstats.correlations import bootstrap as nboot  # noqa: E402
-from nlpstats.correlations import permutation as nperm  # noqa: E402
-from nlpstats.correlations import williams as nwill  # noqa: E402
+
+# the modules themselves (nlpstats.correlations re-exports functions named like its modules)
+nboot = importlib.import_module("nlpstats.correlations.bootstrap")
+nperm = importlib.import_module("nlpstats.correlations.permutation")
+nwill = importlib.import_module("nlpstats.correlations.williams")
 
 OUT = Path(__file__).with_name("levels_reference.json")
 
@@ -126,31 +130,52 @@ def perm_data(seed=21, s=10, i=30):
     return H, A, B
 
 
-def permutation_values(P=3000):
+def _perm_setup():
     H, A, B = perm_data()
     S = H.shape[0]
-    out = {"P": P}
     c_other = ms.Correlation(S, [float(v) for v in H.ravel()], [float(v) for v in B.ravel()])
     c_judge = ms.Correlation(S, [float(v) for v in H.ravel()], [float(v) for v in A.ravel()])
+    return H, A, B, c_other, c_judge
+
+
+def permutation_mtme(P=2000):
+    H, A, B, c_other, c_judge = _perm_setup()
+    out = {}
     for level, ab, fn in (("item", "item", scipy.stats.pearsonr), ("none", "none", scipy.stats.pearsonr),
                           ("item_kendall", "item", scipy.stats.kendalltau)):
         np.random.seed(1)  # noqa: NPY002 (the peers draw from the global RandomState)
         p, d, k, _ = ms.PermutationSigDiff(c_other, c_judge, fn, ab, k=P,
                                            params=ms.PermutationSigDiffParams(block_size=P))
         out[f"mtme_{level}"] = {"p": p, "delta": d, "k": k}
+    return out
+
+
+def permutation_nlpstats(P=2000):
+    H, A, B, _, _ = _perm_setup()
+    out = {}
     for method in ("both", "systems", "inputs"):
         np.random.seed(2)  # noqa: NPY002 (the peers draw from the global RandomState)
         res = nperm.permutation_test(A, B, H, "input", "pearson", method, alternative="greater", n_resamples=P)
         out[f"nlpstats_item_{method}_greater"] = {"p": res.pvalue}
-        np.random.seed(3)  # noqa: NPY002 (the peers draw from the global RandomState)
-        res = nperm.permutation_test(A, B, H, "input", "pearson", method, alternative="two-sided", n_resamples=P)
-        out[f"nlpstats_item_{method}_two-sided"] = {"p": res.pvalue}
+    np.random.seed(3)  # noqa: NPY002 (the peers draw from the global RandomState)
+    res = nperm.permutation_test(A, B, H, "input", "pearson", "both", alternative="two-sided", n_resamples=P)
+    out["nlpstats_item_both_two-sided"] = {"p": res.pvalue}
+    return out
+
+
+def permutation_sacrerouge(P=2000):
+    H, A, B, _, _ = _perm_setup()
+    out = {}
     for name, pf in (("both", ss.permute_both), ("systems", ss.permute_systems), ("inputs", ss.permute_inputs)):
         np.random.seed(4)  # noqa: NPY002 (the peers draw from the global RandomState)
         p = ss.permutation_diff_test(functools.partial(ss.summary_level_corr, scipy.stats.pearsonr), A, B, H, pf,
                                      False, num_permutations=P)
         out[f"sacrerouge_item_{name}_greater"] = {"p": p}
     return out
+
+
+def permutation_values(P=2000):
+    return {"P": P, **permutation_mtme(P), **permutation_nlpstats(P), **permutation_sacrerouge(P)}
 
 
 def williams_values():
@@ -171,7 +196,7 @@ def williams_values():
     return out
 
 
-def bootstrap_values(B=4000):
+def bootstrap_values(B=2000):
     H, A, _ = perm_data(seed=23, s=10, i=25)
     out = {"B": B}
     for level, nl in (("system", "system"), ("item", "input")):
@@ -210,31 +235,51 @@ def ranks_values():
     return out
 
 
-def main():
-    if "--only" in sys.argv:
-        ref = json.loads(OUT.read_text(encoding="utf-8"))
-        for part in sys.argv[sys.argv.index("--only") + 1:]:
-            ref[part] = {"assign_ranks": ranks_values}[part]()
-        OUT.write_text(json.dumps(ref, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"updated {OUT}")
-        return
+def versions():
+    return {"python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
+            "nlpstats": metadata.version("nlpstats"), "sacrerouge": metadata.version("sacrerouge"),
+            "mt-metrics-eval": f"google-research/mt-metrics-eval git {mtme_commit()}"}
+
+
+def matrices_values():
     data = {}
     for seed in (0, 1, 2):
         H, M = matrices(seed)
         data[str(seed)] = {"H": [[None if np.isnan(v) else v for v in row] for row in H.tolist()], "M": M.tolist(),
                            "mtme": mtme_values(H, M), "nlpstats": nlp_values(H, M), "sacrerouge": sacre_values(H, M)}
-    ref = {
-        "generated_by": "tests/reference/make_reference_levels.py",
-        "versions": {"python": sys.version.split()[0], "numpy": np.__version__, "scipy": scipy.__version__,
-                     "nlpstats": metadata.version("nlpstats"), "sacrerouge": metadata.version("sacrerouge"),
-                     "mt-metrics-eval": f"google-research/mt-metrics-eval git {mtme_commit()}"},
-        "matrices": data,
-        "permutation": permutation_values(),
-        "williams": williams_values(),
-        "bootstrap_nlpstats": bootstrap_values(),
-        "soft_pairwise_accuracy": spa_values(),
-        "assign_ranks": ranks_values(),
-    }
+    return data
+
+
+PARTS = {"matrices": matrices_values, "permutation": permutation_values, "williams": williams_values,
+         "bootstrap_nlpstats": bootstrap_values, "soft_pairwise_accuracy": spa_values, "assign_ranks": ranks_values}
+#: pieces of the slow parts, computed in separate processes and joined by --merge
+PIECES = {"permutation": {"permutation_mtme": permutation_mtme, "permutation_nlpstats": permutation_nlpstats,
+                          "permutation_sacrerouge": permutation_sacrerouge}}
+
+
+def main(argv=None):
+    """``--parts A B`` computes some parts into ``levels_reference.PART.json`` (parts run in parallel);
+    ``--merge`` joins the part files into levels_reference.json; no argument does everything at once."""
+    argv = sys.argv[1:] if argv is None else argv
+    pieces = {k: f for v in PIECES.values() for k, f in v.items()}
+    if argv and argv[0] == "--parts":
+        for part in argv[1:]:
+            value = pieces[part]() if part in pieces else PARTS[part]()
+            OUT.with_suffix(f".{part}.json").write_text(json.dumps(value, sort_keys=True) + "\n", encoding="utf-8")
+            print(f"wrote part {part}")
+        return
+    if argv and argv[0] == "--merge":
+        ref = {}
+        for part in PARTS:
+            if part in PIECES:
+                ref[part] = {"P": 2000}
+                for piece in PIECES[part]:
+                    ref[part].update(json.loads(OUT.with_suffix(f".{piece}.json").read_text(encoding="utf-8")))
+            else:
+                ref[part] = json.loads(OUT.with_suffix(f".{part}.json").read_text(encoding="utf-8"))
+    else:
+        ref = {part: f() for part, f in PARTS.items()}
+    ref.update(generated_by="tests/reference/make_reference_levels.py", versions=versions())
     OUT.write_text(json.dumps(ref, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
 
