@@ -55,7 +55,11 @@ RESAMPLE_SCHEMES = ("systems", "items", "both")
 #: Permutation schemes of :func:`level_difference`: swap whole rows, whole columns, single cells,
 #: or rows then columns (nlpstats' PERM-BOTH).
 PERMUTATION_SCHEMES = ("systems", "items", "both", "both_rows_then_columns")
-#: Default bootstrap scheme (chosen from benchmarks/coverage_levels.py, see the docs page).
+#: Default bootstrap scheme, chosen from benchmarks/coverage_levels.py (10 systems × 40 items with
+#: system and item effects, new systems and items in each data set; 5 seeds × 100 data sets, B = 1000,
+#: mean ± SE over seeds): BOOT-BOTH's 95% BCa intervals covered 0.956 ± 0.007 (system-level Pearson),
+#: 0.978 ± 0.007 (system Kendall), 0.962 ± 0.009 (item Pearson), 0.984 ± 0.005 (item Kendall);
+#: BOOT-SYSTEMS 0.950, 0.990, 0.896, 0.920; BOOT-INPUTS 0.366, 0.582, 0.516, 0.570.
 DEFAULT_RESAMPLE = "both"
 
 #: Conventions: each a set of defaults reproducing one anchor's choices (never a second implementation).
