@@ -82,6 +82,9 @@ _LAZY = {
     "find_claims": "review.prose",
     # a fit that stopped at its iteration limit
     "ConvergenceWarning": "core.errors",
+    # score judges by level (NLG/MT meta-evaluation)
+    "level_correlation": "levels.correlation", "level_difference": "levels.correlation",
+    "williams_test": "levels.correlation", "level_panel": "levels.many", "LevelPanel": "levels.many",
 }
 
 __all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning",

@@ -38,8 +38,9 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
-FAMILIES = {"table": "two raters (K×K table)", "multirater": "many raters (per-item counts)"}
-FAMILY_SHORT = {"table": "two raters", "multirater": "many raters"}
+FAMILIES = {"table": "two raters (K×K table)", "multirater": "many raters (per-item counts)",
+            "levels": "score judges by level (systems × items)"}
+FAMILY_SHORT = {"table": "two raters", "multirater": "many raters", "levels": "score levels"}
 
 
 def _registry():

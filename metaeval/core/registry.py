@@ -50,7 +50,7 @@ __all__ = ["Statistic", "BoundStatistic", "Label", "METHOD_LABELS", "display_lab
 UNDEFINED_PE_TOL = 1e-12
 
 #: modules that declare statistics (imported on the first lookup)
-_PROVIDERS = ("metaeval.agreement.kernels", "metaeval.agreement.multirater")
+_PROVIDERS = ("metaeval.agreement.kernels", "metaeval.agreement.multirater", "metaeval.levels.methods")
 
 _REGISTRY: dict[str, Statistic] = {}
 _loaded = False
@@ -106,6 +106,11 @@ class Statistic:
         subscript that escaping alone would print literally (``κ_max`` → ``$\\kappa_{\\max}$``);
         None: LaTeX writers escape ``label`` (:func:`metaeval.output.escape.latex` turns κ into
         ``$\\kappa$``).
+    group_kernel : callable or None
+        Family ``"levels"`` (correlations of score judges, :mod:`metaeval.levels.methods`):
+        ``group_kernel(h, m, valid, **options) -> (values, weights)`` over groups given as arrays
+        ``(G, n)``; None for the methods evaluated on the whole matrix (tie calibration, soft
+        pairwise accuracy). Their ``kernel`` raises: they are not functions of a K×K table.
 
     Returns
     -------
@@ -134,6 +139,7 @@ class Statistic:
     public: str | None = None
     params: tuple = field(default=())
     math_label: str | None = None
+    group_kernel: Callable | None = None
 
     def analytic_function(self) -> Callable | None:
         """The analytic-variance function, imported on demand (None when there is none).

@@ -107,7 +107,8 @@ __all__ = [
     "plot_kappa_vs_prevalence", "plot_per_topic", "plot_length_by_label", "plot_generator_means",
     "plot_win_rates", "plot_relevant_counts", "plot_sensitivity", "plot_bootstrap",
     "plot_corrected_intervals", "plot_coverage_width", "plot_budget_curve",  # noqa: F822 (module __getattr__)
-    "plot_panel_forest", "plot_panel_heatmap", "plot_monitor",  # noqa: F822 (module __getattr__)
+    "plot_panel_forest", "plot_panel_heatmap", "plot_monitor", "plot_level_correlations",  # noqa: F822
+    "plot_system_scatter",  # noqa: F822 (module __getattr__)
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -1849,7 +1850,8 @@ def plot_bootstrap(estimate: Estimate | float, *, replicates: ArrayLike | None =
 # they are looked up on first use (PEP 562), so either module also imports on its own
 _ELSEWHERE = {"plot_budget_curve": "figures_budget", "plot_corrected_intervals": "figures_inference",
               "plot_coverage_width": "figures_inference", "plot_panel_forest": "figures_panel",
-              "plot_panel_heatmap": "figures_panel", "plot_monitor": "figures_monitor"}
+              "plot_panel_heatmap": "figures_panel", "plot_monitor": "figures_monitor",
+              "plot_level_correlations": "figures_levels", "plot_system_scatter": "figures_levels"}
 
 
 def __getattr__(name: str):

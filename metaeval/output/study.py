@@ -1122,12 +1122,69 @@ def _an_grading_noise(a, ctx, rep, key):
     return g
 
 
+def _an_levels(a, ctx, rep, key):
+    from ..levels.correlation import LEVELS, level_correlation
+    from ..output import figures as fg
+
+    df = _dataset(ctx, a, key, "data", a["data"], ("frame",))
+    system, item, human = a.get("system", "system"), a.get("item", "item"), a.get("human", "human")
+    _columns(ctx, a, key, df, f"the data set {a['data']!r}", system=system, item=item, human=human)
+    judges = _strings(ctx, a, key, "judges", a.get("judges", [c for c in df.columns if c not in (system, item, human)]))
+    if not judges:
+        raise _fail(ctx, a, key, "no judge column", fix="name the judge score columns in judges")
+    for j in judges:
+        _columns(ctx, a, key, df, f"the data set {a['data']!r}", judges=j)
+    levels = _strings(ctx, a, key, "levels", a.get("levels", list(LEVELS)))
+    methods = _strings(ctx, a, key, "methods", a.get("methods", ["pearson", "spearman", "kendall"]))
+    scores = df[[system, item, human, *judges]].copy()
+    for c in (human, *judges):
+        raw = scores[c].replace("", np.nan)
+        scores[c] = pd.to_numeric(raw, errors="coerce")
+        bad = scores[c].isna() & raw.notna()
+        if bad.any():
+            raise _fail(ctx, a, key, f"column {c!r} holds a value that is not a number", text=str(raw[bad].iloc[0]),
+                        expected="numbers (an empty cell is a missing score)", fix="clean the score column")
+    hw = scores.pivot(index=system, columns=item, values=human)
+    rows, results = [], {}
+    for j in judges:
+        jw = scores.pivot(index=system, columns=item, values=j)
+        rs = level_correlation(hw, jw, level=levels, method=methods, resample=a.get("resample"),
+                               undefined=a.get("undefined"), average=a.get("average"), absolute=a.get("absolute"),
+                               convention=a.get("convention"), n_resamples=ctx.n_resamples, rng=ctx.seed)
+        results[j] = rs
+        f = rs.to_frame()
+        f.insert(0, "judge", j)
+        f["groups"] = [e.extra["groups"] for e in rs]
+        f["groups_dropped"] = [e.extra["groups_dropped"] for e in rs]
+        rows.append(f)
+    first = results[judges[0]]
+    fates = first[0].extra["fates"]
+    rep.text(f"{len(judges)} judge(s) against {human} on {hw.shape[0]} systems × {hw.shape[1]} items "
+             f"({fates['used']} scored outputs; {fates['human_missing']} missing human cells dropped from both). "
+             "Levels: none = every output; item = per item across systems, averaged (\"summary level\"); "
+             "system_group = per system across items, averaged; system = the systems' mean scores. "
+             f"Intervals: bootstrap over {first[0].unit} (metaeval.level_correlation).")
+    _table(rep, f"{key}_levels", first,
+           "Correlation of each judge with the humans, per level and method",
+           columns=["judge", "level", "method", "estimate", "ci_low", "ci_high", "groups", "groups_dropped", "n"],
+           frame=pd.concat(rows, ignore_index=True))
+    _, ax = fg.subplots(figsize=(1.6 + 1.3 * len(levels), 3.6))
+    fg.plot_level_correlations(first, ax=ax)
+    rep.figure(f"{key}_correlations", ax.figure, f"Correlation of {judges[0]} with the humans per level and method")
+    _, ax = fg.subplots(figsize=(4.4, 4.2))
+    fg.plot_system_scatter(hw, scores.pivot(index=system, columns=item, values=judges[0]), ax=ax,
+                           xlabel=f"mean {human}", ylabel=f"mean {judges[0]}")
+    rep.figure(f"{key}_system_scatter", ax.figure, f"System level: each system's mean {human} and {judges[0]} score")
+    return first
+
+
 _HANDLERS = {"inspect": _an_inspect, "agreement": _an_agreement, "prevalence": _an_prevalence,
              "ranking": _an_ranking, "pairwise": _an_pairwise, "correlation": _an_correlation,
              "length_bias": _an_length_bias, "self_enhancement": _an_self_enhancement,
              "corrected_scores": _an_corrected_scores, "corrected_prevalence": _an_corrected_prevalence,
              "alt_test": _an_alternative_annotators, "label_budget": _an_label_budget, "leaderboard": _an_leaderboard,
-             "panel": _an_panel, "jury": _an_jury, "monitor": _an_monitor, "grading_noise": _an_grading_noise}
+             "panel": _an_panel, "jury": _an_jury, "monitor": _an_monitor, "grading_noise": _an_grading_noise,
+             "levels": _an_levels}
 
 
 def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: str | os.PathLike | None = None

@@ -58,7 +58,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
     'analysis': {
         'type': _K(STR, '— (required)',
-                '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget`, `leaderboard`, `panel`, `jury`, `monitor` or `grading_noise`'),
+                '`inspect`, `agreement`, `prevalence`, `ranking`, `pairwise`, `correlation`, `length_bias`, `self_enhancement`, `corrected_scores`, `corrected_prevalence`, `alt_test`, `label_budget`, `leaderboard`, `panel`, `jury`, `monitor`, `grading_noise` or `levels`'),
         'name': _K(STR, '`NN_TYPE` (`NN` its position: `01`, `02` ...)',
                 'the prefix of its tables and figures, and where its notes are filed: letters, digits, `-`, `_` '
                 'and `.`, not starting with `.`, at most 100 characters, unique ignoring case'),
@@ -535,6 +535,37 @@ SCHEMA: dict[str, dict[str, Key]] = {
                 "the human scores' reliability, for the ceiling on agreement"),
         'confidence_level': _K(NUM, '`0.95`',
                 "the variance components' intervals"),
+    },
+
+    'analysis:levels': {
+        'data': _K(STR, '— (required)',
+                'a `frame` data set: one row per system and item, a column of human scores and one per judge'),
+        'system': _K(STR, '`"system"`',
+                'the column naming the system'),
+        'item': _K(STR, '`"item"`',
+                'the column naming the item (input, document, prompt)'),
+        'human': _K(STR, '`"human"`',
+                'the column of human scores (empty cells are missing, dropped from every judge)'),
+        'judges': _K((STR, LIST), 'every other column',
+                'the columns of judge scores'),
+        'levels': _K((STR, LIST), '`["none", "item", "system_group", "system"]`',
+                'the correlation levels (`none`, `item`, `system_group`, `system`)'),
+        'methods': _K((STR, LIST), '`["pearson", "spearman", "kendall"]`',
+                'registered level methods (`metaeval.core.registry.names("levels")`)'),
+        'resample': _K(STR, '`"both"`',
+                'the bootstrap: `systems`, `items` or `both` (BOOT-SYSTEMS, BOOT-INPUTS, BOOT-BOTH)',
+                ("systems", "items", "both")),
+        'undefined': _K(STR, '`"drop"`',
+                'groups whose correlation is undefined: `drop` (counted), `zero` or `error`',
+                ("drop", "zero", "error")),
+        'average': _K(STR, '`"macro"`',
+                'mean over groups: `macro` or `weighted` (by the group\'s cells)',
+                ("macro", "weighted")),
+        'absolute': _K(BOOL, '`false`',
+                'report the absolute value (papers that print the absolute r)'),
+        'convention': _K(STR, 'none',
+                'a preset of defaults: `mtme`, `nlpstats`, `sacrerouge`, `geval` or `unieval`',
+                ("mtme", "nlpstats", "sacrerouge", "geval", "unieval")),
     },
 
     'analysis:leaderboard': {

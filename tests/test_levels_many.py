@@ -1,0 +1,73 @@
+"""level_panel: many score judges on the same humans (shared draw, max-T, rank clusters).
+
+Expected values: mt-metrics-eval's ``data.AssignRanks`` on random p-value matrices (read from
+tests/reference/levels_reference.json, written by tests/reference/make_reference_levels.py);
+the max-T critical value recomputed by hand from the replicates; the shared draw checked against
+``level_correlation`` with the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import metaeval
+from metaeval.levels.many import assign_ranks, pairwise_max_t
+
+REF = json.loads((Path(__file__).parent / "reference" / "levels_reference.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", range(20))
+def test_assign_ranks_matches_mtme(case):
+    c = REF["assign_ranks"][case]
+    assert assign_ranks(np.array(c["p"]), 0.05) == c["ranks"]
+
+
+def test_pairwise_max_t_by_hand():
+    g = np.random.default_rng(4)
+    theta = np.array([0.6, 0.55, 0.3, 0.29])
+    reps = theta + g.normal(0, 0.03, (3000, 4)) + g.normal(0, 0.02, (3000, 1))
+    lo, hi, q = pairwise_max_t(theta, reps, 0.9)
+    t = []
+    for a in range(4):
+        for b in range(a + 1, 4):
+            d = reps[:, a] - reps[:, b]
+            t.append(np.abs(d - (theta[a] - theta[b])) / d.std(ddof=1))
+    assert q == pytest.approx(np.quantile(np.max(t, axis=0), 0.9), abs=1e-12)
+    se01 = (reps[:, 0] - reps[:, 1]).std(ddof=1)
+    assert lo[0, 1] == pytest.approx(0.05 - q * se01) and hi[1, 0] == pytest.approx(-lo[0, 1])
+
+
+def _data():
+    g = np.random.default_rng(0)
+    H = g.normal(size=(8, 40)) + g.normal(size=(8, 1))
+    return H, {"good": H + g.normal(size=H.shape), "same": H + 1.02 * g.normal(size=H.shape),
+               "poor": H + 3 * g.normal(size=H.shape)}
+
+
+def test_panel_shared_draw_ranks_and_tied_set():
+    H, judges = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        panel = metaeval.level_panel(H, judges, level="item", n_resamples=400, n_permutations=400, rng=5)
+        one = metaeval.level_correlation(H, judges["good"], level="item", ci_method="percentile", n_resamples=400,
+                                         rng=5)
+    e = panel.estimates.get(judge="good")
+    np.testing.assert_array_equal(e.replicates, one.replicates)       # one shared draw, same seed
+    assert e.estimate == one.estimate and e.ci.low == one.ci.low
+    assert panel.ranks["poor"] > panel.ranks["good"] == panel.ranks["same"] == 1
+    assert "poor" not in panel.tied_with_best and "good" in panel.tied_with_best
+    d = panel.differences.get(judge="good", other="poor")
+    assert d.ci.low > 0 and d.pvalue < 0.01
+    df = panel.to_frame()
+    assert list(df["judge"]) == ["good", "same", "poor"] and df["rank"].tolist()[2] == 2
+
+
+def test_panel_bad_input():
+    H, judges = _data()
+    with pytest.raises(metaeval.InputError):
+        metaeval.level_panel(H, {"only": judges["good"]})
