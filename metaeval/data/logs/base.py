@@ -124,6 +124,9 @@ def parse_json(data: bytes, name: str, what: str = "JSON"):
     """Parse JSON bytes; bad JSON is an InputError naming the line."""
     try:
         return json.loads(data)
+    except RecursionError:
+        raise InputError(f"{what} nested too deeply to parse", source=name,
+                         fix="check that this is the right file; a harness's log nests a few levels") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"the {what} is not UTF-8 text ({exc.reason})", source=name,
                          fix="check that this is the right file") from None
@@ -142,6 +145,10 @@ def iter_jsonl(data: bytes, name: str):
             continue
         try:
             obj = json.loads(raw)
+        except RecursionError:
+            raise InputError("JSON nested too deeply to parse", source=name, line=i,
+                             text=raw[:80].decode("utf-8", "replace"), expected="one JSON object per line",
+                             fix="check that this is the right file; a harness's log nests a few levels") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"line is not JSON ({getattr(exc, 'msg', exc)})", source=name, line=i,
                              text=raw[:80].decode("utf-8", "replace"), expected="one JSON object per line",

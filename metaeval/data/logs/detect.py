@@ -207,7 +207,7 @@ def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
     if first[:1] == b"{" and nl > 0 and first[nl:].lstrip()[:1] == b"{":     # JSONL with a long first line
         try:
             obj = json.loads(first[:nl])
-        except ValueError:
+        except (ValueError, RecursionError):        # the whole document's parse below says why
             obj = None
         if isinstance(obj, dict):
             return _classify("jsonl", set(obj))
