@@ -104,7 +104,7 @@ def zip_members_together_too_large_test(tmp_path, monkeypatch):
     with zipfile.ZipFile(p, "w", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr("header.json", json.dumps(HEADER))
         for i in range(1, 6):
-            z.writestr(f"samples/{i}_epoch_1.json", '{"id": %d, "epoch": 1, "scores": {"m": {"value": "C"}}, "pad": "%s"}' % (i, " " * 60_000))
+            z.writestr(f"samples/{i}_epoch_1.json", json.dumps({"id": i, "epoch": 1, "scores": {"m": {"value": "C"}}, "pad": " " * 60_000}))
     assert p.stat().st_size < 5_000
     monkeypatch.setattr(base, "MAX_LOG_BYTES", 100_000)
     calls, real = [], base.zip_json
