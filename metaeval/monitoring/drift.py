@@ -11,6 +11,7 @@ decision. An e-process is a product of bets, so each update costs O(1) whatever 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -336,6 +337,38 @@ class AgreementMonitor:
         return "none"
 
 
+def _arrival_order(values, name: str, source: str | None = None) -> np.ndarray:
+    """The positions of the rows in arrival order (stable), sorted by the column's numbers or times, never its text.
+
+    A column read from a file holds text: timestamps that are not ISO 8601 (``12/31/2025 23:00``) sort
+    wrongly as text, and a numeric coercion turns every one of them into NaN (file order, silently).
+    A value that is neither a number nor a time, or a missing one, is an error naming its row.
+    """
+    s = pd.Series(values).reset_index(drop=True)
+    miss = s.isna().to_numpy()
+    if miss.any():
+        i = int(np.flatnonzero(miss)[0])
+        raise InputError(f"row {i + 1} of the arrival-order column {name!r} is empty; {int(miss.sum())} row(s) "
+                         "have no arrival time", source=source,
+                         fix="give every item its arrival time or counter, or drop the items without one")
+    if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_datetime64_any_dtype(s):
+        return s.sort_values(kind="stable").index.to_numpy()
+    num = pd.to_numeric(s, errors="coerce")
+    if num.notna().all():
+        return num.sort_values(kind="stable").index.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            t = pd.to_datetime(s.astype(str), errors="coerce", format="mixed", utc=True)
+        except (ValueError, TypeError, OverflowError):
+            t = pd.Series(pd.NaT, index=s.index)
+    if t.notna().all():
+        return t.sort_values(kind="stable").index.to_numpy()
+    i = int(np.flatnonzero((num.isna() & t.isna()).to_numpy())[0])
+    raise InputError(f"the arrival-order column {name!r} holds {s.iloc[i]!r} (row {i + 1}), neither a number nor "
+                     "a time", source=source, fix="name a column of arrival times (e.g. 2026-01-31T09:00) or counters")
+
+
 def _counts(k, n, what):
     for v, name in ((k, "successes"), (n, "n")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
@@ -501,7 +534,7 @@ def monitor(baseline, stream, *, statistic: str = "accuracy", delta: float = 0.0
     if order is not None:
         if order not in stream.columns:
             raise InputError(f"order={order!r} is not a column of the stream", fix="pass order= the arrival-time column")
-        stream = stream.sort_values(order, kind="stable")
+        stream = stream.iloc[_arrival_order(stream[order], order)]
     sjud = stream["candidate"].to_numpy(dtype=object)
     if pd.isna(pd.Series(sjud)).any():
         i = int(np.flatnonzero(pd.isna(pd.Series(sjud)).to_numpy())[0])
