@@ -189,6 +189,9 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     """
     from ..data import io as mio
     if not os.path.exists(path):
+        if os.path.islink(path):
+            raise InputError("a symbolic link to nothing (its target is missing, or the links loop)", source=str(path),
+                             fix="check where the link points")
         raise InputError("file not found", source=str(path), fix="check the path")
     log = _inspect_log(path)
     if log is not None:

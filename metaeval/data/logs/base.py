@@ -178,7 +178,7 @@ def open_zip(path, name: str) -> zipfile.ZipFile:
         total += info.file_size
     if total > limit:           # every member under the limit, many of them together far over it
         z.close()
-        raise _too_big(name, total, limit, what=f"the {len(z.infolist())} archive members together")
+        raise _too_big(name, total, limit, what=f"the total of the archive's {len(z.infolist())} members")
     return z
 
 
