@@ -77,3 +77,27 @@ def bad_arrival_times_are_one_line_errors_test(values, match):
     with pytest.raises(me.InputError, match=match) as e:
         me.monitor(base, stream, order="time")
     assert "\n" not in str(e.value)
+
+
+def satterthwaite_with_vanishing_df_is_undefined_test():
+    # est = 1 − 0.5 − 0.5 + 0.001 with mean squares of 2, 4, 4, 8 df: ν = est² / Σ t²/df ≈ 1.6e-6, both
+    # chi-square quantiles (scipy) underflow to 0 and the formula gives [inf, inf], above its own estimate;
+    # (ν = 1e-3 gives a lower bound far above the estimate too). The interval is undefined, without warnings.
+    import warnings
+
+    from scipy import stats
+
+    from metaeval.monitoring.repeats import _interval
+
+    assert stats.chi2.ppf(0.975, 1e-3) < 1e-3                # the breakdown: q_{0.975}(ν) < ν
+    ms = {(0,): (1.0, 2), (0, 1): (0.5, 4), (0, 2): (0.5, 4), (0, 1, 2): (0.001, 8)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high, how = _interval({(0,): 1, (0, 1): -1, (0, 2): -1, (0, 1, 2): 1}, ms, 0.95)
+    assert np.isnan(low) and np.isnan(high) and how.startswith("Satterthwaite (undefined")
+    # a well-determined combination is untouched: est = 1 − 0.2 − 0.2 + 0.1, ν ≈ 1.3
+    ms = {(0,): (1.0, 20), (0, 1): (0.2, 40), (0, 2): (0.2, 40), (0, 1, 2): (0.1, 80)}
+    low, high, how = _interval({(0,): 1, (0, 1): -1, (0, 2): -1, (0, 1, 2): 1}, ms, 0.95)
+    nu = 0.7 ** 2 / (1 / 20 + 0.04 / 40 + 0.04 / 40 + 0.01 / 80)
+    assert how == "Satterthwaite" and low == pytest.approx(0.7 * nu / stats.chi2.ppf(0.975, nu))
+    assert high == pytest.approx(0.7 * nu / stats.chi2.ppf(0.025, nu))

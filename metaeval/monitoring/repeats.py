@@ -136,7 +136,13 @@ def _interval(combo, ms, level):
     if est <= 0 or denom <= 0:
         return float("nan"), float("nan"), "Satterthwaite (undefined: estimate ≤ 0)"
     nu = est ** 2 / denom
-    return est * nu / stats.chi2.ppf(1 - a, nu), est * nu / stats.chi2.ppf(a, nu), "Satterthwaite"
+    with np.errstate(divide="ignore", over="ignore"):
+        low, high = est * nu / stats.chi2.ppf(1 - a, nu), est * nu / stats.chi2.ppf(a, nu)
+    if not low <= est:
+        # ν near 0 (an estimate near 0 from large mean squares): both chi-square quantiles fall below ν,
+        # the "interval" lies above its own estimate (or is [inf, inf]); the approximation has failed
+        return float("nan"), float("nan"), f"Satterthwaite (undefined: {nu:.2g} degrees of freedom)"
+    return low, high, "Satterthwaite"
 
 
 def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | None = None,
