@@ -275,7 +275,9 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
     t_opt : float, optional
         The sample size at which the boundary is tuned to be tightest (default: the stream's
         length; the choice depends only on the length, never on the labels, so the sequence stays
-        valid at every n).
+        valid at every n). When a growing stream is re-run day after day, pass the same ``t_opt``
+        each time (e.g. the length expected at the horizon): with the default each re-run is tuned to
+        its own length, and the last rows of successive re-runs are not one confidence sequence.
 
     Returns
     -------
