@@ -101,3 +101,25 @@ def satterthwaite_with_vanishing_df_is_undefined_test():
     nu = 0.7 ** 2 / (1 / 20 + 0.04 / 40 + 0.04 / 40 + 0.01 / 80)
     assert how == "Satterthwaite" and low == pytest.approx(0.7 * nu / stats.chi2.ppf(0.975, nu))
     assert high == pytest.approx(0.7 * nu / stats.chi2.ppf(0.025, nu))
+
+
+def plot_monitor_places_a_sensitivity_alarm_among_all_anchors_test():
+    # the chart's x axis counts every anchor pair; for sensitivity the monitor's alarm_anchors counts only
+    # the human positives, so the alarm must be drawn at the anchors seen up to its stream position
+    from metaeval import figures
+
+    rng = np.random.default_rng(5)
+    h = rng.integers(0, 2, 600)
+    base = pd.DataFrame({"reference": h, "candidate": np.where(rng.random(600) < 0.9, h, 1 - h)})
+    hs = rng.integers(0, 2, 800)
+    sens = np.r_[np.full(300, 0.9), np.full(500, 0.4)]
+    jud = np.where(hs == 1, (rng.random(800) < sens).astype(int), np.where(rng.random(800) < 0.9, 0, 1))
+    stream = pd.DataFrame({"reference": hs, "candidate": jud})
+    res = me.monitor(base, stream, statistic="sensitivity")
+    assert res.alarm
+    all_anchors = int(res.history["n_anchors"].iloc[res.alarm_at - 1])
+    assert all_anchors == res.alarm_at and res.alarm_anchors < all_anchors      # every stream item is an anchor
+    seq = me.agreement_sequence(stream, statistic="sensitivity", every=10)
+    ax = figures.plot_monitor(seq, res)
+    (alarm,) = [ln for ln in ax.lines if ln.get_gid() == "alarm"]
+    assert alarm.get_xdata()[0] == all_anchors
