@@ -107,9 +107,47 @@ def _f(q, a, b):
     return stats.f.ppf(q, a, b) if np.isfinite(b) else stats.chi2.ppf(q, a) / a
 
 
+def _mls(pos, neg, a):
+    """The modified large-sample interval on γ = Σ_q t_q − Σ_r t_r, each t = c·MS with its df.
+
+    Burdick & Graybill (1992), ch. 3 (Ting, Burdick & Graybill 1990): L = γ̂ − √V_L, U = γ̂ + √V_U with
+    V_L = Σ_q G_q² t_q² + Σ_r H_r² t_r² + Σ_qr G_qr t_q t_r + Σ_{q<q'} G*_qq' t_q t_q',
+    V_U = Σ_q H_q² t_q² + Σ_r G_r² t_r² + Σ_qr H_qr t_q t_r + Σ_{r<r'} H*_rr' t_r t_r',
+    G_n = 1 − 1/F_{1−a; n, ∞}, H_n = 1/F_{a; n, ∞} − 1 (F_{p; ·} the p-quantile),
+    G_qr = ((F − 1)² − G_q² F² − H_r²)/F with F = F_{1−a; n_q, n_r}, H_qr = ((1 − f)² − H_q² f² − G_r²)/f
+    with f = F_{a; n_q, n_r}, and for two terms of one sign (P of them)
+    G*_qq' = (G_{n_q+n_q'}² (n_q + n_q')²/(n_q n_q') − G_q² n_q/n_q' − G_q'² n_q'/n_q)/(P − 1)
+    (H*_rr' the same with the negative terms' G's). With one term of each sign it is eq. 3.8/3.9.
+    """
+    def G(n):
+        return 1 - 1 / _f(1 - a, n, np.inf)
+
+    def H(n):
+        return 1 / _f(a, n, np.inf) - 1
+
+    est = sum(t for t, _ in pos) - sum(t for t, _ in neg)
+    vl = sum(G(n) ** 2 * t ** 2 for t, n in pos) + sum(H(n) ** 2 * t ** 2 for t, n in neg)
+    vu = sum(H(n) ** 2 * t ** 2 for t, n in pos) + sum(G(n) ** 2 * t ** 2 for t, n in neg)
+    for t1, n1 in pos:
+        for t2, n2 in neg:
+            F, f = _f(1 - a, n1, n2), _f(a, n1, n2)
+            vl += ((F - 1) ** 2 - G(n1) ** 2 * F ** 2 - H(n2) ** 2) / F * t1 * t2
+            vu += ((1 - f) ** 2 - H(n1) ** 2 * f ** 2 - G(n2) ** 2) / f * t1 * t2
+    for terms, which in ((pos, "low"), (neg, "high")):
+        k = len(terms)
+        for i, j in itertools.combinations(range(k), 2):
+            (t1, n1), (t2, n2) = terms[i], terms[j]
+            g = (G(n1 + n2) ** 2 * (n1 + n2) ** 2 / (n1 * n2) - G(n1) ** 2 * n1 / n2 - G(n2) ** 2 * n2 / n1) / (k - 1)
+            if which == "low":
+                vl += g * t1 * t2
+            else:
+                vu += g * t1 * t2
+    return est - math.sqrt(max(vl, 0.0)), est + math.sqrt(max(vu, 0.0))
+
+
 def _interval(combo, ms, level):
     """Confidence interval of Σ w_U MS_U: exact (one mean square), modified large-sample for a
-    difference of two (Ting, Burdick & Graybill 1990), Satterthwaite otherwise."""
+    combination of mean squares of both signs (Ting, Burdick & Graybill 1990), Satterthwaite otherwise."""
     a = (1 - level) / 2
     items = list(combo.items())
     est = sum(w * ms[U][0] for U, w in items)
@@ -119,17 +157,8 @@ def _interval(combo, ms, level):
         return w * s * df / stats.chi2.ppf(1 - a, df), w * s * df / stats.chi2.ppf(a, df), "exact chi-square"
     pos = [(w * ms[U][0], ms[U][1]) for U, w in items if w > 0]
     neg = [(-w * ms[U][0], ms[U][1]) for U, w in items if w < 0]
-    if len(pos) == 1 and len(neg) == 1:
-        (t1, n1), (t2, n2) = pos[0], neg[0]
-        F1, F2 = _f(1 - a, n1, np.inf), _f(1 - a, n2, np.inf)
-        f1, f2 = _f(a, n1, np.inf), _f(a, n2, np.inf)
-        G1, G2 = 1 - 1 / F1, 1 - 1 / F2
-        H1, H2 = 1 / f1 - 1, 1 / f2 - 1
-        F12, f12 = _f(1 - a, n1, n2), _f(a, n1, n2)
-        G12 = ((F12 - 1) ** 2 - G1 ** 2 * F12 ** 2 - H2 ** 2) / F12
-        H12 = ((1 - f12) ** 2 - H1 ** 2 * f12 ** 2 - G2 ** 2) / f12
-        low = est - math.sqrt(max(G1 ** 2 * t1 ** 2 + H2 ** 2 * t2 ** 2 + G12 * t1 * t2, 0.0))
-        high = est + math.sqrt(max(H1 ** 2 * t1 ** 2 + G2 ** 2 * t2 ** 2 + H12 * t1 * t2, 0.0))
+    if pos and neg:
+        low, high = _mls(pos, neg, a)
         return low, high, "modified large-sample (Ting, Burdick & Graybill 1990)"
     terms = [(w * ms[U][0], ms[U][1]) for U, w in items]
     denom = sum(t ** 2 / df for t, df in terms)
@@ -176,9 +205,10 @@ def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | N
     of the random model, E[MS_S] = Σ_{T ⊇ S} (Π_{f ∉ T} n_f) σ²_T, solved from the highest
     interaction down. In a balanced design these are the REML estimates whenever they are
     positive (checked against statsmodels' ``MixedLM`` in the tests). Intervals: exact
-    chi-square for the residual; for a difference of two mean squares (every component of an
-    items × runs design) the modified large-sample interval of Ting, Burdick & Graybill (1990);
-    Satterthwaite's otherwise (coverage in ``benchmarks/coverage_repeats.py``).
+    chi-square for the residual; for every other component (a combination of mean squares of
+    both signs) the modified large-sample interval of Ting, Burdick & Graybill (1990) (Burdick &
+    Graybill 1992, eq. 3.8/3.9 for a difference of two, ch. 3's general form beyond); coverage in
+    ``benchmarks/coverage_repeats.py``.
 
     References
     ----------
