@@ -566,7 +566,7 @@ def _cmd_monitor(args) -> int:
 
     from .data.io import _read_table
     from .monitoring import monitor
-    from .monitoring.drift import _arrival_order
+    from .monitoring.sequences import _arrival_order
     from .output.study import _labels_column
 
     def frame(path):

@@ -172,3 +172,11 @@ def plot_monitor_places_a_sensitivity_alarm_among_all_anchors_test():
     ax = figures.plot_monitor(seq, res)
     (alarm,) = [ln for ln in ax.lines if ln.get_gid() == "alarm"]
     assert alarm.get_xdata()[0] == all_anchors
+
+
+def agreement_sequence_sorts_a_time_column_by_time_test(tmp_path):
+    # the same pairs in time order (no order column) and shuffled with m/d/Y text times across a year end
+    _, forward, shuffled, _ = _streams(tmp_path, "%m/%d/%Y %H:%M")
+    expected = me.agreement_sequence(forward.drop(columns="time"), every=50)
+    got = me.agreement_sequence(shuffled.reset_index(drop=True), order="time", every=50)
+    pd.testing.assert_frame_equal(got, expected)
