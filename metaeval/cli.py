@@ -680,6 +680,7 @@ def _cmd_monitor(args) -> int:
 
     from .data.io import _read_table
     from .monitoring import monitor
+    from .monitoring.sequences import _arrival_order
     from .output.study import _labels_column
 
     def frame(path):
@@ -701,7 +702,7 @@ def _cmd_monitor(args) -> int:
         if role == "stream" and args.order:
             if args.order not in df.columns:
                 raise InputError(f"the stream has no column {args.order!r}", source=path, fix="pass --order COLUMN")
-            df = df.assign(_o=pd.to_numeric(df[args.order], errors="coerce")).sort_values("_o", kind="stable")
+            df = df.iloc[_arrival_order(df[args.order], args.order, path)]
         sides[role] = pd.DataFrame({k: (_labels_column(df, c) if c in df.columns else np.nan) for k, c in cols.items()})
     prod = None
     if args.baseline_production:

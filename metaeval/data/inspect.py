@@ -198,7 +198,10 @@ def inspect_file(path: str | os.PathLike, *, scale: Scale | None = None) -> Insp
     """
     from ..core.regular import check_readable
     from ..data import io as mio
-    if not os.path.lexists(path):
+    if not os.path.exists(path):
+        if os.path.islink(path):
+            raise InputError("a symbolic link to nothing (its target is missing, or the links loop)", source=str(path),
+                             fix="check where the link points")
         raise InputError("file not found", source=str(path), fix="check the path")
     st = check_readable(path)                   # a device, FIFO, socket, folder or link loop: refused unopened
     if st.st_size == 0:

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import signal, stats
 
 from ..core.errors import InputError
-from .sequences import _check_complete, _labels_of, _positive_of
+from .sequences import _arrival_order, _check_complete, _labels_of, _positive_of
 
 __all__ = ["AgreementMonitor", "MonitorResult", "monitor", "plan_anchors", "MONITOR_STATISTICS"]
 
@@ -184,14 +184,14 @@ class AgreementMonitor:
 
     Notes
     -----
-    The e-process is the average over ten bets λ = 2⁻¹…2⁻¹⁰ · 1/(1 − c) of ∏ (1 + λ(c − x_i)),
-    x_i = 1 for a success: under H0 each factor has mean ≤ 1, so the average is a nonnegative
-    supermartingale and ``P(sup E_n ≥ 2/α) ≤ α/2`` (Ville). With the baseline bound failing with
-    probability α/2, a false alarm has probability ≤ α. A fixed bet λ is the likelihood ratio of a
-    Bernoulli(c − λc(1 − c)) alternative against Bernoulli(c), so the mixture is a discrete mixture
-    of alternatives (Waudby-Smith & Ramdas 2024, section 5). The anytime-valid p-value is
-    ``min(1, 1/sup E)`` (for the stream's part; the baseline's α/2 is added). One update costs a
-    constant number of operations.
+    The e-process is the average, over the half-lives of :data:`HALF_LIVES`, of the wealths
+    ∏ (1 + λ_i(c − x_i)), x_i = 1 for a success, where each stake λ_i is the GRAPA bet computed from an
+    exponentially weighted mean of the outcomes before i, clipped to [0, MAX_STAKE/(1 − c)] (see
+    ``_Bets``). The stakes are predictable and every factor is positive with conditional mean ≤ 1
+    under H0, so each wealth and their average are test supermartingales and
+    ``P(sup E_n ≥ 2/α) ≤ α/2`` (Ville). With the baseline bound failing with probability α/2, a false
+    alarm has probability ≤ α. The anytime-valid p-value is ``alpha/2 + 1/sup E`` (:attr:`p_value`).
+    One update costs a constant number of operations.
 
     References
     ----------
@@ -501,7 +501,7 @@ def monitor(baseline, stream, *, statistic: str = "accuracy", delta: float = 0.0
     if order is not None:
         if order not in stream.columns:
             raise InputError(f"order={order!r} is not a column of the stream", fix="pass order= the arrival-time column")
-        stream = stream.sort_values(order, kind="stable")
+        stream = stream.iloc[_arrival_order(stream[order], order)]
     sjud = stream["candidate"].to_numpy(dtype=object)
     if pd.isna(pd.Series(sjud)).any():
         i = int(np.flatnonzero(pd.isna(pd.Series(sjud)).to_numpy())[0])

@@ -108,56 +108,70 @@ def _f(q, a, b):
 
 
 def _mls(pos, neg, a):
-    """Modified large-sample bounds of Σ_q t_q − Σ_r t_r, each t a (scaled) mean square with its df.
+    """The modified large-sample interval on γ = Σ_q t_q − Σ_r t_r, each t = c·MS with its df.
 
-    Ting, Burdick & Graybill (1990); Burdick & Graybill (1992, section 3.3.2): the lower bound
-    θ̂ − √V_L and the upper θ̂ + √V_U, with the G/H constants from F quantiles (``a`` in each tail),
-    the cross terms G_qr, H_qr between a positive and a negative mean square, and G*, H* between
-    two of the same sign. With one mean square of each sign it is eq. 3.8 of the book.
+    Burdick & Graybill (1992), ch. 3 (Ting, Burdick & Graybill 1990): L = γ̂ − √V_L, U = γ̂ + √V_U with
+    V_L = Σ_q G_q² t_q² + Σ_r H_r² t_r² + Σ_qr G_qr t_q t_r + Σ_{q<q'} G*_qq' t_q t_q',
+    V_U = Σ_q H_q² t_q² + Σ_r G_r² t_r² + Σ_qr H_qr t_q t_r + Σ_{r<r'} H*_rr' t_r t_r',
+    G_n = 1 − 1/F_{1−a; n, ∞}, H_n = 1/F_{a; n, ∞} − 1 (F_{p; ·} the p-quantile),
+    G_qr = ((F − 1)² − G_q² F² − H_r²)/F with F = F_{1−a; n_q, n_r}, H_qr = ((1 − f)² − H_q² f² − G_r²)/f
+    with f = F_{a; n_q, n_r}, and for two terms of one sign (P of them)
+    G*_qq' = (G_{n_q+n_q'}² (n_q + n_q')²/(n_q n_q') − G_q² n_q/n_q' − G_q'² n_q'/n_q)/(P − 1)
+    (H*_rr' the same with the negative terms' G's). With one term of each sign it is eq. 3.8/3.9.
     """
-    P, R = len(pos), len(neg)
+    def G(n):
+        return 1 - 1 / _f(1 - a, n, np.inf)
+
+    def H(n):
+        return 1 / _f(a, n, np.inf) - 1
+
     est = sum(t for t, _ in pos) - sum(t for t, _ in neg)
-    G = [1 - 1 / _f(1 - a, n, np.inf) for _, n in pos]
-    H = [1 / _f(a, n, np.inf) - 1 for _, n in pos]
-    Gn = [1 - 1 / _f(1 - a, n, np.inf) for _, n in neg]
-    Hn = [1 / _f(a, n, np.inf) - 1 for _, n in neg]
-    vl = sum(g * g * t * t for g, (t, _) in zip(G, pos)) + sum(h * h * t * t for h, (t, _) in zip(Hn, neg))
-    vu = sum(h * h * t * t for h, (t, _) in zip(H, pos)) + sum(g * g * t * t for g, (t, _) in zip(Gn, neg))
-    for q, (tq, nq) in enumerate(pos):
-        for r, (tr, nr) in enumerate(neg):
-            F, f = _f(1 - a, nq, nr), _f(a, nq, nr)
-            vl += ((F - 1) ** 2 - G[q] ** 2 * F ** 2 - Hn[r] ** 2) / F * tq * tr
-            vu += ((1 - f) ** 2 - H[q] ** 2 * f ** 2 - Gn[r] ** 2) / f * tq * tr
-
-    def star(terms, g, count):
-        out = 0.0
-        for i in range(len(terms)):
-            for j in range(i + 1, len(terms)):
-                (ti, ni), (tj, nj) = terms[i], terms[j]
-                k = (1 - 1 / _f(1 - a, ni + nj, np.inf)) ** 2 * (ni + nj) ** 2 / (ni * nj)
-                out += (k - g[i] ** 2 * ni / nj - g[j] ** 2 * nj / ni) / (count - 1) * ti * tj
-        return out
-
-    if P > 1:
-        vl += star(pos, G, P)
-    if R > 1:
-        vu += star(neg, Gn, R)
+    vl = sum(G(n) ** 2 * t ** 2 for t, n in pos) + sum(H(n) ** 2 * t ** 2 for t, n in neg)
+    vu = sum(H(n) ** 2 * t ** 2 for t, n in pos) + sum(G(n) ** 2 * t ** 2 for t, n in neg)
+    for t1, n1 in pos:
+        for t2, n2 in neg:
+            F, f = _f(1 - a, n1, n2), _f(a, n1, n2)
+            vl += ((F - 1) ** 2 - G(n1) ** 2 * F ** 2 - H(n2) ** 2) / F * t1 * t2
+            vu += ((1 - f) ** 2 - H(n1) ** 2 * f ** 2 - G(n2) ** 2) / f * t1 * t2
+    for terms, which in ((pos, "low"), (neg, "high")):
+        k = len(terms)
+        for i, j in itertools.combinations(range(k), 2):
+            (t1, n1), (t2, n2) = terms[i], terms[j]
+            g = (G(n1 + n2) ** 2 * (n1 + n2) ** 2 / (n1 * n2) - G(n1) ** 2 * n1 / n2 - G(n2) ** 2 * n2 / n1) / (k - 1)
+            if which == "low":
+                vl += g * t1 * t2
+            else:
+                vu += g * t1 * t2
     return est - math.sqrt(max(vl, 0.0)), est + math.sqrt(max(vu, 0.0))
 
 
 def _interval(combo, ms, level):
-    """Confidence interval of Σ w_U MS_U: exact chi-square for one mean square, else the modified
-    large-sample interval (Ting, Burdick & Graybill 1990) of the positive minus the negative terms."""
+    """Confidence interval of Σ w_U MS_U: exact (one mean square), modified large-sample for a
+    combination of mean squares of both signs (Ting, Burdick & Graybill 1990), Satterthwaite otherwise."""
     a = (1 - level) / 2
     items = list(combo.items())
+    est = sum(w * ms[U][0] for U, w in items)
     if len(items) == 1:
         (U, w), = items
         s, df = ms[U]
         return w * s * df / stats.chi2.ppf(1 - a, df), w * s * df / stats.chi2.ppf(a, df), "exact chi-square"
     pos = [(w * ms[U][0], ms[U][1]) for U, w in items if w > 0]
     neg = [(-w * ms[U][0], ms[U][1]) for U, w in items if w < 0]
-    low, high = _mls(pos, neg, a)
-    return low, high, "modified large-sample (Ting, Burdick & Graybill 1990)"
+    if pos and neg:
+        low, high = _mls(pos, neg, a)
+        return low, high, "modified large-sample (Ting, Burdick & Graybill 1990)"
+    terms = [(w * ms[U][0], ms[U][1]) for U, w in items]
+    denom = sum(t ** 2 / df for t, df in terms)
+    if est <= 0 or denom <= 0:
+        return float("nan"), float("nan"), "Satterthwaite (undefined: estimate ≤ 0)"
+    nu = est ** 2 / denom
+    with np.errstate(divide="ignore", over="ignore"):
+        low, high = est * nu / stats.chi2.ppf(1 - a, nu), est * nu / stats.chi2.ppf(a, nu)
+    if not low <= est:
+        # ν near 0 (an estimate near 0 from large mean squares): both chi-square quantiles fall below ν,
+        # the "interval" lies above its own estimate (or is [inf, inf]); the approximation has failed
+        return float("nan"), float("nan"), f"Satterthwaite (undefined: {nu:.2g} degrees of freedom)"
+    return low, high, "Satterthwaite"
 
 
 def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | None = None,
@@ -190,11 +204,11 @@ def variance_components(df: pd.DataFrame, *, item: str, score: str, run: str | N
     Mean squares from the marginal means (Yates); each component from the expected mean squares
     of the random model, E[MS_S] = Σ_{T ⊇ S} (Π_{f ∉ T} n_f) σ²_T, solved from the highest
     interaction down. In a balanced design these are the REML estimates whenever they are
-    positive (checked against lme4's REML fit in the tests). Intervals: exact chi-square for the
-    residual; for every other component (a combination of mean squares with signs) the modified
-    large-sample interval of Ting, Burdick & Graybill (1990), which for a difference of two mean
-    squares (every component of an items × runs design) is Burdick & Graybill's eq. 3.8 (coverage in
-    ``benchmarks/coverage_repeats.py``).
+    positive (checked against statsmodels' ``MixedLM`` in the tests). Intervals: exact
+    chi-square for the residual; for every other component (a combination of mean squares of
+    both signs) the modified large-sample interval of Ting, Burdick & Graybill (1990) (Burdick &
+    Graybill 1992, eq. 3.8/3.9 for a difference of two, ch. 3's general form beyond); coverage in
+    ``benchmarks/coverage_repeats.py``.
 
     References
     ----------

@@ -21,6 +21,7 @@ conservative (its width is measured in the docs page *Watch a deployed judge*).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -185,8 +186,40 @@ def _labels_of(reference, judge, order):
         if order not in frame.columns:
             raise InputError(f"order={order!r} is not a column of the pairs (columns: {list(frame.columns)[:8]})",
                              fix="pass order= the name of the arrival-time column")
-        frame = frame.sort_values(order, kind="stable")
+        frame = frame.iloc[_arrival_order(frame[order], order)]
     return frame["reference"].to_numpy(dtype=object), frame["candidate"].to_numpy(dtype=object), frame
+
+
+def _arrival_order(values, name: str, source: str | None = None) -> np.ndarray:
+    """The positions of the rows in arrival order (stable), sorted by the column's numbers or times, never its text.
+
+    A column read from a file holds text: timestamps that are not ISO 8601 (``12/31/2025 23:00``) sort
+    wrongly as text, and a numeric coercion turns every one of them into NaN (file order, silently).
+    A value that is neither a number nor a time, or a missing one, is an error naming its row.
+    """
+    s = pd.Series(values).reset_index(drop=True)
+    miss = s.isna().to_numpy()
+    if miss.any():
+        i = int(np.flatnonzero(miss)[0])
+        raise InputError(f"row {i + 1} of the arrival-order column {name!r} is empty; {int(miss.sum())} row(s) "
+                         "have no arrival time", source=source,
+                         fix="give every item its arrival time or counter, or drop the items without one")
+    if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_datetime64_any_dtype(s):
+        return s.sort_values(kind="stable").index.to_numpy()
+    num = pd.to_numeric(s, errors="coerce")
+    if num.notna().all():
+        return num.sort_values(kind="stable").index.to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            t = pd.to_datetime(s.astype(str), errors="coerce", format="mixed", utc=True)
+        except (ValueError, TypeError, OverflowError):
+            t = pd.Series(pd.NaT, index=s.index)
+    if t.notna().all():
+        return t.sort_values(kind="stable").index.to_numpy()
+    i = int(np.flatnonzero((num.isna() & t.isna()).to_numpy())[0])
+    raise InputError(f"the arrival-order column {name!r} holds {s.iloc[i]!r} (row {i + 1}), neither a number nor "
+                     "a time", source=source, fix="name a column of arrival times (e.g. 2026-01-31T09:00) or counters")
 
 
 def _check_complete(ref, jud):
@@ -275,7 +308,9 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
     t_opt : float, optional
         The sample size at which the boundary is tuned to be tightest (default: the stream's
         length; the choice depends only on the length, never on the labels, so the sequence stays
-        valid at every n).
+        valid at every n). When a growing stream is re-run day after day, pass the same ``t_opt``
+        each time (e.g. the length expected at the horizon): with the default each re-run is tuned to
+        its own length, and the last rows of successive re-runs are not one confidence sequence.
 
     Returns
     -------

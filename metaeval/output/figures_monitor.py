@@ -33,7 +33,7 @@ def plot_monitor(sequence, result=None, *, baseline: float | None = None, ax: Ax
     result : MonitorResult, optional
         A :func:`metaeval.monitor` result on the same stream: its threshold is drawn as a
         horizontal line (gid ``"threshold"``) and its alarm as a vertical line (gid ``"alarm"``) at
-        the number of anchor pairs seen when it was raised (``sequence`` should follow the same
+        the number of anchor pairs (all of them, whatever the statistic) seen when it was raised (``sequence`` should follow the same
         anchors in the same order, as ``agreement_sequence`` on the stream's anchor rows does).
     baseline : float, optional
         The baseline value of the statistic (a dotted line, gid ``"baseline"``).
@@ -82,8 +82,13 @@ def plot_monitor(sequence, result=None, *, baseline: float | None = None, ax: Ax
         ax.axhline(result.threshold, color=orange, linestyle="--", linewidth=1.0, gid="threshold",
                    label="alarm threshold (baseline bound − δ)")
         if result.alarm_anchors is not None:
-            ax.axvline(result.alarm_anchors, color=red, linewidth=1.2, gid="alarm",
-                       label=f"alarm (anchor pair {result.alarm_anchors:,})")
+            # the x axis counts every anchor pair; alarm_anchors counts only those the statistic averages
+            # over (human positives for sensitivity ...): place the alarm by its stream position instead
+            hist = getattr(result, "history", None)
+            at = result.alarm_anchors
+            if hist is not None and result.alarm_at is not None and "n_anchors" in hist and len(hist) >= result.alarm_at:
+                at = int(hist["n_anchors"].iloc[result.alarm_at - 1])
+            ax.axvline(at, color=red, linewidth=1.2, gid="alarm", label=f"alarm (anchor pair {at:,})")
     statistic = str(df["statistic"].iloc[0]) if "statistic" in df else "statistic"
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel or statistic.replace("_", " "))

@@ -1063,8 +1063,9 @@ def _an_monitor(a, ctx, rep, key):
     _columns(ctx, a, key, base, f"the data set {a['baseline']!r}", reference=ref, candidate=cand)
     if order is not None:
         _columns(ctx, a, key, stream, f"the data set {a['data']!r}", order=order)
-        stream = stream.assign(_order=pd.to_numeric(stream[order], errors="coerce").fillna(stream[order]))
-        stream = stream.sort_values("_order", kind="stable")
+        from ..monitoring.sequences import _arrival_order
+
+        stream = stream.iloc[_arrival_order(stream[order], order, f"the data set {a['data']!r}")]
     s = pd.DataFrame({"reference": _labels_column(stream, ref), "candidate": _labels_column(stream, cand)})
     b = pd.DataFrame({"reference": _labels_column(base, ref), "candidate": _labels_column(base, cand)})
     prod = None

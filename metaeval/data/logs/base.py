@@ -40,7 +40,7 @@ __all__ = ["LOG_FATES", "LogReport", "MAX_LOG_BYTES", "grade_score", "judges", "
 
 LOG_FATES = ("read", "unscored", "cancelled", "errored", "duplicate", "context", "unrecognized")
 
-#: The largest log file (or ``.eval`` archive member, uncompressed) :func:`metaeval.read_eval_log` reads:
+#: The largest log file (or ``.eval`` archive's members, each and together, uncompressed) :func:`metaeval.read_eval_log` reads:
 #: 512 MiB. A log is held in memory while it is parsed, so a larger one is refused from its size alone
 #: (``stat``, and for a zip its directory, before anything is read; a zip member is read through a
 #: stream that stops at its declared size) with an :class:`~metaeval.InputError` naming the file. Raise
@@ -124,6 +124,9 @@ def parse_json(data: bytes, name: str, what: str = "JSON"):
     """Parse JSON bytes; bad JSON is an InputError naming the line."""
     try:
         return json.loads(data)
+    except RecursionError:
+        raise InputError(f"{what} nested too deeply to parse", source=name,
+                         fix="check that this is the right file; a harness's log nests a few levels") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"the {what} is not UTF-8 text ({exc.reason})", source=name,
                          fix="check that this is the right file") from None
@@ -142,6 +145,10 @@ def iter_jsonl(data: bytes, name: str):
             continue
         try:
             obj = json.loads(raw)
+        except RecursionError:
+            raise InputError("JSON nested too deeply to parse", source=name, line=i,
+                             text=raw[:80].decode("utf-8", "replace"), expected="one JSON object per line",
+                             fix="check that this is the right file; a harness's log nests a few levels") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"line is not JSON ({getattr(exc, 'msg', exc)})", source=name, line=i,
                              text=raw[:80].decode("utf-8", "replace"), expected="one JSON object per line",
@@ -153,7 +160,8 @@ def iter_jsonl(data: bytes, name: str):
 
 
 def open_zip(path, name: str) -> zipfile.ZipFile:
-    """A zip archive, checked: readable, and no member larger than :data:`MAX_LOG_BYTES` uncompressed."""
+    """A zip archive, checked: readable, and its members, each and together, at most :data:`MAX_LOG_BYTES`
+    uncompressed (as its directory declares them; a member is read through a stream that stops there)."""
     check_size(path, name)
     try:
         z = zipfile.ZipFile(path)
@@ -162,9 +170,15 @@ def open_zip(path, name: str) -> zipfile.ZipFile:
                          fix="re-copy the log; an .eval log that is still being written is only complete at the end "
                              "of the run") from None
     limit = _limit()
+    total = 0
     for info in z.infolist():
         if info.file_size > limit:
+            z.close()
             raise _too_big(name, info.file_size, limit, what=f"the archive member {info.filename}")
+        total += info.file_size
+    if total > limit:           # every member under the limit, many of them together far over it
+        z.close()
+        raise _too_big(name, total, limit, what=f"the total of the archive's {len(z.infolist())} members")
     return z
 
 

@@ -172,6 +172,9 @@ def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
                          fix="pass the folder itself to read_eval_log (it reads every log inside)") from None
     except PermissionError:
         raise InputError("permission denied", source=name, fix="check the file's permissions") from None
+    except OSError as exc:                          # a loop of symbolic links, an I/O error ...
+        raise InputError(f"cannot read the file ({exc.strerror or exc})", source=name,
+                         fix="check the path (and where its symbolic links point)") from None
     if head[:2] == b"\x1f\x8b":                     # gzipped JSON or JSONL: its decompressed head
         import gzip
         import zlib
@@ -207,7 +210,7 @@ def sniff(path: str | os.PathLike, *, deep: bool = True) -> str | None:
     if first[:1] == b"{" and nl > 0 and first[nl:].lstrip()[:1] == b"{":     # JSONL with a long first line
         try:
             obj = json.loads(first[:nl])
-        except ValueError:
+        except (ValueError, RecursionError):        # the whole document's parse below says why
             obj = None
         if isinstance(obj, dict):
             return _classify("jsonl", set(obj))

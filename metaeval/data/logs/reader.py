@@ -142,7 +142,7 @@ def read_eval_log(path_or_paths: str | os.PathLike | Sequence, *, format: str = 
             frames.append(col.frame())
         except InputError:
             raise
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError, OverflowError) as exc:
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError, OverflowError, RecursionError) as exc:
             # a field of an unexpected type (a list where the format has an object ...): one line, the record
             where = f" (record {col.where})" if col.where else ""
             raise InputError(f"not the shape of a {found} log{where}: {type(exc).__name__}: {exc}", source=path,
