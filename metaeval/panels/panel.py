@@ -562,7 +562,7 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
 
     *All pairwise differences, simultaneously.* With d̂_jk = θ̂_j − θ̂_k and se_jk the SD of its
     replicates θ*_j − θ*_k, c is the ``confidence_level`` quantile over the draws of
-    T* = max_{j≠k} |d*_jk − d̂_jk| / se_jk (max-T; Romano & Wolf 2005), and
+    T* = max_{j≠k} abs(d*_jk − d̂_jk) / se_jk (max-T; Romano & Wolf 2005), and
     [L_jk, U_jk] = d̂_jk ∓ c·f·se_jk hold for all pairs at once (f: the engine's few-clusters
     widening, :func:`metaeval.core.resample.cluster_correction_factor`, 1 without clusters). A pair
     whose difference never moves over the draws (identical labels) gets the exact [d̂_jk, d̂_jk].
@@ -585,7 +585,7 @@ def judge_panel(reference, judges, *, statistic: str = "cohen_kappa", weights=No
     [1 + #{k : L(θ_k − θ_j) > 0}, J − #{k : U(θ_k − θ_j) < 0}] (Mogstad, Romano, Shaikh & Wilhelm
     2024): ``rank_low``/``rank_high`` with the all-pairs c hold for all judges at once
     (simultaneous); ``rank_low_marginal``/``rank_high_marginal`` use the critical value of judge j's
-    own row, max_k |d*_jk − d̂_jk|/se_jk (``design["critical_values_marginal"]``), and each covers
+    own row, max_k abs(d*_jk − d̂_jk)/se_jk (``design["critical_values_marginal"]``), and each covers
     its own judge's rank. Both equal the authors' R package csranks (single-step,
     ``stepdown = FALSE``) driven by the same draw (tests/test_panel_ranks.py); csranks' default
     stepdown refinement is not implemented (it can only shrink the sets). ``rank_distribution``
