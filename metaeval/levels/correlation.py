@@ -471,11 +471,15 @@ _MOMENTS_CACHE: dict = {}
 
 
 def _moments_of(H, M, V):
+    """The moment terms of (H, M, V), kept for the last few matrices (the arrays are held, so their ids
+    stay theirs while cached)."""
     key = (id(H), id(M), id(V))
-    hit = _MOMENTS_CACHE.get("key")
-    if hit is None or hit[0] != key:
-        _MOMENTS_CACHE["key"] = (key, _Moments(H, M, V), (H, M, V))
-    return _MOMENTS_CACHE["key"][1]
+    hit = _MOMENTS_CACHE.get(key)
+    if hit is None:
+        if len(_MOMENTS_CACHE) >= 8:
+            _MOMENTS_CACHE.pop(next(iter(_MOMENTS_CACHE)))
+        hit = _MOMENTS_CACHE[key] = (_Moments(H, M, V), (H, M, V))
+    return hit[0]
 
 
 def _jackknife(specs, mats, scheme):
