@@ -431,7 +431,7 @@ def _draw_indices(gen, n, b):
     return gen.integers(0, n, size=(b, n))
 
 
-def _replicates(specs, mats, scheme, n_resamples, gen):
+def _replicates_inner(specs, mats, scheme, n_resamples, gen):
     """Replicates (B, len(specs)) of every spec from one shared draw; mats = [(H, M, V) per spec]."""
     S, I = mats[0][0].shape
     out = np.empty((n_resamples, len(specs)))
@@ -482,7 +482,7 @@ def _moments_of(H, M, V):
     return hit[0]
 
 
-def _jackknife(specs, mats, scheme):
+def _jackknife_inner(specs, mats, scheme):
     """Leave-one-out values (U, len(specs)) over the resampled dimension(s)."""
     S, I = mats[0][0].shape
     parts = []
@@ -508,6 +508,22 @@ def _jackknife(specs, mats, scheme):
                                                    _gather(V, rows, cols))[0]
         parts.append(vals)
     return np.concatenate(parts, axis=0)
+
+
+def _replicates(specs, mats, scheme, n_resamples, gen):
+    """Replicates (B, len(specs)) of every spec from one shared draw; mats = [(H, M, V) per spec]."""
+    try:
+        return _replicates_inner(specs, mats, scheme, n_resamples, gen)
+    finally:
+        _MOMENTS_CACHE.clear()            # the moment terms live for one call only
+
+
+def _jackknife(specs, mats, scheme):
+    """Leave-one-out values (U, len(specs)) over the resampled dimension(s)."""
+    try:
+        return _jackknife_inner(specs, mats, scheme)
+    finally:
+        _MOMENTS_CACHE.clear()
 
 
 def _resolve(convention, **given):
