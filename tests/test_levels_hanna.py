@@ -83,3 +83,16 @@ def test_undefined_prompts_counted(hanna):
                                    absolute=True)
     assert e.extra["groups_dropped"] == 0
     assert abs(e.estimate - 0.13922033417177257) < 1e-12      # reference_numbers.txt
+
+
+def test_docs_worked_example(hanna):
+    # docs/guide/levels.md prints this table (B = 1000, rng = 1, BOOT-BOTH, BCa): the page must not drift
+    mats, _, _ = hanna
+    bert = next(m for m in mats if m.startswith("BERTScore F1"))
+    rs = metaeval.level_correlation(mats["Coherence"], mats[bert], level=["none", "item", "system_group", "system"],
+                                    method=["pearson", "kendall"], n_resamples=1000, rng=1)
+    got = rs.to_frame()[["estimate", "ci_low", "ci_high"]].round(3).to_numpy().tolist()
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "levels.md").read_text(encoding="utf-8")
+    block = page.split("       level  method  estimate  ci_low  ci_high\n")[1].split("```")[0]
+    want = [[float(x) for x in line.split()[2:]] for line in block.strip().splitlines()]
+    assert got == want

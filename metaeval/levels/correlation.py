@@ -431,7 +431,7 @@ def _draw_indices(gen, n, b):
     return gen.integers(0, n, size=(b, n))
 
 
-def _replicates(specs, mats, scheme, n_resamples, gen):
+def _replicates_inner(specs, mats, scheme, n_resamples, gen):
     """Replicates (B, len(specs)) of every spec from one shared draw; mats = [(H, M, V) per spec]."""
     S, I = mats[0][0].shape
     out = np.empty((n_resamples, len(specs)))
@@ -471,14 +471,18 @@ _MOMENTS_CACHE: dict = {}
 
 
 def _moments_of(H, M, V):
+    """The moment terms of (H, M, V), kept for the last few matrices (the arrays are held, so their ids
+    stay theirs while cached)."""
     key = (id(H), id(M), id(V))
-    hit = _MOMENTS_CACHE.get("key")
-    if hit is None or hit[0] != key:
-        _MOMENTS_CACHE["key"] = (key, _Moments(H, M, V), (H, M, V))
-    return _MOMENTS_CACHE["key"][1]
+    hit = _MOMENTS_CACHE.get(key)
+    if hit is None:
+        if len(_MOMENTS_CACHE) >= 8:
+            _MOMENTS_CACHE.pop(next(iter(_MOMENTS_CACHE)))
+        hit = _MOMENTS_CACHE[key] = (_Moments(H, M, V), (H, M, V))
+    return hit[0]
 
 
-def _jackknife(specs, mats, scheme):
+def _jackknife_inner(specs, mats, scheme):
     """Leave-one-out values (U, len(specs)) over the resampled dimension(s)."""
     S, I = mats[0][0].shape
     parts = []
@@ -504,6 +508,22 @@ def _jackknife(specs, mats, scheme):
                                                    _gather(V, rows, cols))[0]
         parts.append(vals)
     return np.concatenate(parts, axis=0)
+
+
+def _replicates(specs, mats, scheme, n_resamples, gen):
+    """Replicates (B, len(specs)) of every spec from one shared draw; mats = [(H, M, V) per spec]."""
+    try:
+        return _replicates_inner(specs, mats, scheme, n_resamples, gen)
+    finally:
+        _MOMENTS_CACHE.clear()            # the moment terms live for one call only
+
+
+def _jackknife(specs, mats, scheme):
+    """Leave-one-out values (U, len(specs)) over the resampled dimension(s)."""
+    try:
+        return _jackknife_inner(specs, mats, scheme)
+    finally:
+        _MOMENTS_CACHE.clear()
 
 
 def _resolve(convention, **given):
