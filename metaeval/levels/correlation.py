@@ -612,9 +612,9 @@ def level_correlation(human, judge, *, level: str | Sequence[str] = "item",
         Plain mean over groups (default), or weighted by the group's valid cells (Kendall-like: by
         its counted pairs, as mt-metrics-eval's ``macro=False``).
     absolute : bool, optional
-        Report |value| (papers that print |r|, such as HANNA).
+        Report abs(value) (papers that print abs(r), such as HANNA).
     epsilon : float
-        Metric tie threshold of the Kendall variants (|Δm| ≤ ε is a tie; not for τ_c).
+        Metric tie threshold of the Kendall variants (abs(Δm) ≤ ε is a tie; not for τ_c).
     kendall_like_threshold : float, optional
         Kendall-like counts the pairs whose human difference is at least this (WMT20 DA: 25, the
         ``"mtme"`` convention); None: every pair the humans do not tie.
@@ -636,7 +636,7 @@ def level_correlation(human, judge, *, level: str | Sequence[str] = "item",
 
     Notes
     -----
-    Item level: r̄ = (1/|J|) Σ_{j∈J} corr(H[:, j], M[:, j]) over the items J where it is defined;
+    Item level: r̄ = (1/abs(J)) Σ_{j∈J} corr(H[:, j], M[:, j]) over the items J where it is defined;
     system level: corr(row means of H, row means of M), the means over the cells the human scored.
     Kendall variants come from the pair counts C, D, T_h, T_m, T_hm of each group
     (:mod:`metaeval.levels.pairs`). A bootstrap replicate is the statistic of the matrix with the
@@ -830,7 +830,7 @@ def level_difference(human, judge, other, *, level: str = "item", method: str = 
         z-score each judge over the used cells before swapping (default True: the judges may have
         different scales; all three anchors do it).
     alternative : {"two-sided", "greater", "less"}, optional
-        ``"greater"``: H1 corr(judge) > corr(other), count of Δ* ≥ Δ; two-sided: |Δ*| ≥ |Δ|.
+        ``"greater"``: H1 corr(judge) > corr(other), count of Δ* ≥ Δ; two-sided: abs(Δ*) ≥ abs(Δ).
     ci_method, resample, n_resamples, confidence_level, rng
         The paired bootstrap of the difference: both judges' correlations from one shared draw.
         ``ci_method="auto"``: the convention's or ``"bca"``; None: the permutation test only.
@@ -953,9 +953,9 @@ def williams_test(human, judge, other, *, level: str = "none", method: str = "pe
         The correlation (Williams' test assumes Pearson's r; others as the anchors allow).
     alternative : {"two-sided", "greater", "less", "observed"}
         ``"greater"``: H1 corr(judge) > corr(other). ``"observed"``: one-sided in the direction
-        observed, P(T ≥ |t|) (mt-metrics-eval's ``one_sided=True``).
+        observed, P(T ≥ abs(t)) (mt-metrics-eval's ``one_sided=True``).
     absolute : bool, optional
-        Use |r| (nlpstats, sacrerouge, the WMT scripts); default False.
+        Use abs(r) (nlpstats, sacrerouge, the WMT scripts); default False.
     n : {"cells", "used", "max_group"}, optional
         The sample size: every cell of the matrix (mt-metrics-eval: the whole vector, missing
         included), the scored cells, or the largest group (nlpstats: systems at system level, the
