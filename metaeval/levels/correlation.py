@@ -636,7 +636,7 @@ def level_correlation(human, judge, *, level: str | Sequence[str] = "item",
 
     Notes
     -----
-    Item level: r̄ = (1/abs(J)) Σ_{j∈J} corr(H[:, j], M[:, j]) over the items J where it is defined;
+    Item level: r̄ = (1/#J) Σ_{j∈J} corr(H[:, j], M[:, j]) over the items J where it is defined;
     system level: corr(row means of H, row means of M), the means over the cells the human scored.
     Kendall variants come from the pair counts C, D, T_h, T_m, T_hm of each group
     (:mod:`metaeval.levels.pairs`). A bootstrap replicate is the statistic of the matrix with the
