@@ -90,15 +90,39 @@ MAX_LINE_BYTES = 2 ** 28
 _CHUNK = 1 << 20
 
 
-def _limit(name: str, default: int) -> int:
+#: The limits as shipped (what an error suggests).
+_LIMIT_DEFAULTS = {"MAX_DECOMPRESSED_BYTES": MAX_DECOMPRESSED_BYTES, "MAX_LINE_BYTES": MAX_LINE_BYTES}
+
+
+def _limit(name: str) -> int:
+    """The byte limit ``name`` (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES`): the environment
+    variable ``METAEVAL_<name>`` when set, else the module's value; either must be a positive whole
+    number of bytes (an InputError naming the variable, or the attribute, otherwise)."""
+    default = _LIMIT_DEFAULTS[name]
     env = os.environ.get(f"METAEVAL_{name}")
-    if env:
+    if env is not None and env.strip():
         try:
-            return int(env)
+            value = int(env.strip())
         except ValueError:
-            raise InputError(f"METAEVAL_{name} is not a whole number of bytes: {env!r}", source="<environment>",
-                             fix=f"set METAEVAL_{name} to a number of bytes, e.g. {default}") from None
-    return default
+            value = None
+        if value is None or value < 1:
+            raise InputError(f"METAEVAL_{name} is not a positive whole number of bytes: {env!r}",
+                             source="<environment>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
+                             fix=f"set METAEVAL_{name}={default} (or unset it for the default)") from None
+        return value
+    value = globals()[name]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"metaeval.data.io.{name} is not a positive whole number of bytes: {value!r}",
+                         source="<settings>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
+                         fix=f"assign metaeval.data.io.{name} = {default}")
+    return int(value)
+
+
+def check_limits() -> None:
+    """Check the byte limits (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES` and their environment
+    variables) before a read: a setting that is not a positive whole number is an InputError naming it."""
+    for name in _LIMIT_DEFAULTS:
+        _limit(name)
 
 
 _SPECIAL = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -141,7 +165,7 @@ def check_regular(path, name: str | None = None) -> None:
 def _gunzip(fh, name: str, *, text: bool) -> bytes:
     """Decompress a gzip stream (CRC checked), at most :data:`MAX_DECOMPRESSED_BYTES`; a text stream
     stops at its first NUL byte with the error of :func:`_check_text`."""
-    limit = _limit("MAX_DECOMPRESSED_BYTES", MAX_DECOMPRESSED_BYTES)
+    limit = _limit("MAX_DECOMPRESSED_BYTES")
     chunks, total = [], 0
     try:
         with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
@@ -185,6 +209,7 @@ def _read_bytes(source, *, text: bool = True) -> bytes:
     :data:`MAX_DECOMPRESSED_BYTES`). Errors become InputError. ``text``: the data must be text (a NUL
     byte in gzipped data stops the decompression at once)."""
     name = _name(source)
+    check_limits()  # a bad setting is named before any reading
     try:
         if isinstance(source, (str, os.PathLike)):
             check_regular(source, name)
@@ -228,7 +253,8 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
     """
     name = str(path)
     check_regular(path, name)
-    limit = _limit("MAX_LINE_BYTES", MAX_LINE_BYTES)
+    _limit("MAX_DECOMPRESSED_BYTES")
+    limit = _limit("MAX_LINE_BYTES")
     out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True}
     cur, carry = 0, b""  # the unfinished line: its length, and its text while short (for the blank test)
 

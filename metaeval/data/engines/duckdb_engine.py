@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.procs import pid_alive
 from ...core.scale import Scale
-from ..io import _scan_text, check_regular
+from ..io import _scan_text, check_limits, check_regular
 from .base import AlignmentCounts
 from .paths import duckdb_path, resolve
 from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
@@ -68,6 +69,53 @@ def _memory_bytes(text: str) -> int | None:
     return int(float(m.group(1)) * _UNITS.get(m.group(2).lower(), 1))
 
 
+#: The smallest memory limit the engine accepts (DuckDB cannot open a connection much below it).
+MIN_MEMORY_BYTES = 2 ** 20
+
+
+def memory_limit_setting(value: str | None = None) -> str:
+    """The memory limit of the engine's own connection: ``value`` (the ``memory_limit=`` keyword), else
+    the environment variable ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else :data:`DEFAULT_MEMORY_LIMIT`; checked.
+
+    DuckDB would take a negative size as "80% of the machine's memory" and fail on ``0`` or ``abc``
+    deep inside a query: here either is an InputError naming the setting, what it must be and the fix.
+    """
+    env = os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT")
+    if value is None and env is not None and env.strip():
+        value, where, source = env, "the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT", "<environment>"
+        fix = f"set METAEVAL_DUCKDB_MEMORY_LIMIT=4GB (or unset it for the default {DEFAULT_MEMORY_LIMIT})"
+    elif value is None:
+        return DEFAULT_MEMORY_LIMIT
+    else:
+        where, source, fix = "memory_limit", None, "pass memory_limit='4GB'"
+    text = str(value).strip()
+    size = _memory_bytes(text) if re.search(r"[A-Za-z]$", text) else None  # DuckDB needs the unit
+    if size is None or size < MIN_MEMORY_BYTES:
+        raise InputError(f"{where} is not a usable memory size: {str(value)!r}", source=source,
+                         expected="a size of at least 1MB with its unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB), "
+                                  f"e.g. {DEFAULT_MEMORY_LIMIT} or 4GB", fix=fix)
+    return text
+
+
+def group_rows_setting() -> int | None:
+    """The environment variable ``METAEVAL_DUCKDB_GROUP_ROWS`` as a positive whole number, None when
+    unset (an InputError naming it when it is not one)."""
+    env = os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS")
+    if env is None or not env.strip():
+        return None
+    try:
+        n = int(env.strip())
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"the environment variable METAEVAL_DUCKDB_GROUP_ROWS is not a positive whole number: "
+                         f"{env!r}", source="<environment>",
+                         expected=f"rows per group-by pass, a whole number of at least 1 (default {GROUP_ROWS} "
+                                  f"at the {DEFAULT_MEMORY_LIMIT} memory limit)",
+                         fix=f"set METAEVAL_DUCKDB_GROUP_ROWS={GROUP_ROWS} (or unset it)")
+    return n
+
+
 def _group_rows(con, limit: str | None = None) -> int:
     """:data:`GROUP_ROWS` scaled by the connection's memory limit over :data:`DEFAULT_MEMORY_LIMIT`: a
     group-by on the key text needs memory in proportion to its rows (2 x 10M rows with topics interleaved
@@ -83,8 +131,21 @@ def _group_rows(con, limit: str | None = None) -> int:
     return max(1, int(GROUP_ROWS * limit / _memory_bytes(DEFAULT_MEMORY_LIMIT)))
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a DuckDB error is a stop asked for by a signal: SIGINT ("Query interrupted") or SIGTERM
+    (its handler removed the spill folders, so any later error of the run is its consequence). Such an
+    error must never be taken for a file the fast reader cannot read."""
+    import duckdb
+
+    return (_sigterm["received"] or isinstance(exc, (duckdb.InterruptException, KeyboardInterrupt))
+            or str(exc).strip() == "Query interrupted")
+
+
 class _Duck:
     """The :class:`~.plan.Executor` over a DuckDB connection."""
+
+    #: the plan re-raises these instead of falling back to another reader (see :func:`_interrupted`)
+    interrupted = staticmethod(_interrupted)
 
     dialect = DUCKDB
 
@@ -98,8 +159,7 @@ class _Duck:
         #: rows of both sides up to which the plan groups on the key text, and per pass of the exact
         #: path's group-by (see ``plan._fused``, ``plan._group``): GROUP_ROWS at the default memory
         #: limit, in proportion to the connection's limit
-        env = os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS")
-        self.group_rows = int(env) if env else _group_rows(con, memory_limit)
+        self.group_rows = group_rows_setting() or _group_rows(con, memory_limit)
         import duckdb
 
         #: what the plan catches to run a group-by again in more passes (``plan._in_passes``)
@@ -229,7 +289,9 @@ class _Loader:
         try:
             rel.create_view(view + "_r", replace=True)
             self.con.execute(f"SELECT 1 FROM {view}_r LIMIT 0")
-        except Exception:  # a relation of another connection: bring it over as Arrow
+        except Exception as exc:  # a relation of another connection: bring it over as Arrow
+            if _interrupted(exc):
+                raise
             return self.arrow(rel.fetch_arrow_table(), name)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, _n - 1 AS _rid, _n AS _line, "
                          f"{DUCKDB.literal(name)} AS _source FROM (SELECT *, row_number() OVER () AS _n "
@@ -296,7 +358,9 @@ class _Loader:
             cols = _columns(self.con, view)
         except InputError:
             raise
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
             raise
@@ -362,7 +426,9 @@ class _Loader:
                 f"strict_mode = true, null_padding = false, nullstr = '\x02', "
                 f"max_line_size = {max(_DUCK_LINE, longest + 2)})) t")
             n = self.con.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             return None
         if n == 0 or n != records - 1:  # every record but the header is a row, or the pandas reader reads it
             return None
@@ -414,8 +480,9 @@ class _Loader:
                     return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
                                      check="_bad_line", expect_rows=n_lines, fallback=fallback,
                                      materialize=False, stable_rid=False)
-                except Exception:
-                    pass
+                except Exception as exc:
+                    if _interrupted(exc):
+                        raise
         # any other file, plain or gzipped: lines, split by a regular expression; blank lines are
         # skipped but keep their numbers. One streamed pass first: a gzip's CRC (DuckDB does not check
         # it), the lines DuckDB must give back (no row without a fate), the longest line (DuckDB's
@@ -435,7 +502,9 @@ class _Loader:
                 f"compression = '{'gzip' if gz else 'none'}')) t WHERE line IS NOT NULL "
                 f"AND NOT regexp_matches(line, '^[ \\t]*\\r?$')) u")
             self.con.execute(f"SELECT * FROM {view} LIMIT 0")
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             return fallback()
         return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
                          check="_bad_line", expect_rows=scan["lines"] - scan["blank"], fallback=fallback,
@@ -553,16 +622,6 @@ _sigterm = {"previous": None, "installed": False, "received": False}
 _spill_lock = threading.Lock()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):  # alive, another user's
-        return True
-    return True
-
-
 def _remove_stale(base: str | None = None) -> list[str]:
     """Remove the spill folders whose owner process is gone (killed before it could clean up: SIGKILL,
     a crash, a power cut); returns them. Folders of live processes, and names without a process id
@@ -580,7 +639,7 @@ def _remove_stale(base: str | None = None) -> list[str]:
         if not m or not e.is_dir(follow_symlinks=False):
             continue
         pid = int(m.group(1))
-        if pid != os.getpid() and not _pid_alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(e.path, ignore_errors=True)
             gone.append(e.path)
     return gone
@@ -639,6 +698,57 @@ def _watch_sigterm() -> None:
     except (ValueError, OSError, AttributeError):  # pragma: no cover - no signals here
         return
     _sigterm.update(previous=prev, installed=True)
+    _wake_on_sigterm()
+
+
+# DuckDB runs a query without returning to the interpreter, so a Python signal handler waits for the
+# query to end (DuckDB looks for SIGINT only between the tasks the main thread runs). Python's C-level
+# handler also writes the signal's number to the "wakeup fd" at once: a thread reading it interrupts
+# the running queries (SIGTERM, and SIGINT under Python's default handler), and the Python handler
+# then runs as soon as the query returns.
+_wake: dict = {"w": None, "installed": False}
+_running: set = set()  # connections running a query of the engine now (interrupted on SIGTERM)
+
+
+def _wakeup_loop(fd: int) -> None:
+    while True:
+        try:
+            data = os.read(fd, 512)
+        except OSError:  # pragma: no cover - the pipe is gone
+            return
+        if not data:  # pragma: no cover
+            return
+        term = signal.SIGTERM in data
+        if term:
+            _sigterm["received"] = True
+        # SIGINT too: DuckDB checks for it only between the tasks the main thread runs, which may
+        # take minutes (a scan); the handler raises KeyboardInterrupt when the query has returned
+        if term or (signal.SIGINT in data and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            with _spill_lock:
+                cons = list(_running)
+            for con in cons:
+                try:
+                    con.interrupt()
+                except Exception:  # pragma: no cover - closed meanwhile
+                    pass
+
+
+def _wake_on_sigterm() -> None:
+    """Point the signal wakeup fd at the thread that interrupts DuckDB (unless someone else's fd, e.g.
+    asyncio's, is there: then SIGTERM waits for the query to end, as before)."""
+    if _wake["w"] is None:
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        threading.Thread(target=_wakeup_loop, args=(r,), daemon=True, name="metaeval-sigterm").start()
+        _wake["w"] = w
+    try:
+        prev = signal.set_wakeup_fd(_wake["w"], warn_on_full_buffer=False)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        return
+    if prev not in (-1, _wake["w"]):
+        signal.set_wakeup_fd(prev)
+        return
+    _wake["installed"] = True
 
 
 def _unwatch_sigterm() -> None:
@@ -648,8 +758,13 @@ def _unwatch_sigterm() -> None:
     try:
         if signal.getsignal(signal.SIGTERM) is _on_sigterm:
             signal.signal(signal.SIGTERM, _sigterm["previous"])
+        if _wake["installed"]:
+            prev = signal.set_wakeup_fd(-1)
+            if prev not in (-1, _wake["w"]):  # pragma: no cover - someone else's since: theirs stays
+                signal.set_wakeup_fd(prev)
     except (ValueError, OSError):  # pragma: no cover
         return
+    _wake["installed"] = False
     _sigterm.update(previous=None, installed=False)
 
 
@@ -688,7 +803,7 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     if tmp is None:  # a folder of our own: removed at exit or SIGTERM (DuckDB may spill into it until then)
         tmp = _spill_folder()
     con = duckdb.connect(database, config={
-        "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
+        "memory_limit": memory_limit_setting(memory_limit), "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
     con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
     return con
@@ -790,37 +905,48 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
     """
     on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, labels)
     by = (by,) if isinstance(by, str) else tuple(by)
+    check_limits()  # the settings first: a bad one is named before any reading
+    group_rows_setting()
     import duckdb
 
     own = connection is None
     tmp = limit = None
+    _sigterm["received"] = False
     if own:
-        limit = memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT
+        limit = memory_limit_setting(memory_limit)
         tmp = _spill_folder()
         con = connect(memory_limit=limit, threads=threads, temp_directory=tmp,
                       database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
     loader = _Loader(con, glob)
+    with _spill_lock:
+        _running.add(con)
     try:
-        sides = [loader.load(reference), loader.load(candidate)]
-        return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
-                        out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
-                        refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,
-                        rows=rows, quote=_qi)
-    except duckdb.OutOfMemoryException as exc:
-        raise _out_of_memory(exc, reference, candidate, limit) from None
-    except (duckdb.InterruptException, RuntimeError) as exc:
-        # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
-        # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in one
-        # line, or the exit status of SIGTERM
-        stopped = isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
-        if stopped and _sigterm["received"]:
+        try:
+            sides = [loader.load(reference), loader.load(candidate)]
+            return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
+                            out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
+                            refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,
+                            rows=rows, quote=_qi)
+        except Exception as exc:
+            # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
+            # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in
+            # one line, or the exit status of SIGTERM (whatever failed after the handler ran, its consequence)
+            if _sigterm["received"]:
+                raise SystemExit(128 + signal.SIGTERM) from None
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise _out_of_memory(exc, reference, candidate, limit) from None
+            if _interrupted(exc):  # Ctrl-C: DuckDB reports it as "Query interrupted"
+                raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
+            raise
+    except KeyboardInterrupt:  # also Python's own, once the interrupted query has returned
+        if _sigterm["received"]:
             raise SystemExit(128 + signal.SIGTERM) from None
-        if stopped:  # Ctrl-C: DuckDB reports it as "Query interrupted"
-            raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
-        raise
+        raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
     finally:
+        with _spill_lock:
+            _running.discard(con)
         if own:
             con.close()
             _release(tmp)

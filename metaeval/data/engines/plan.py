@@ -442,7 +442,9 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                 ok = _vouched(s, {"n": int(n or 0), "check": int(n_chk or 0)})
         except InputError:
             raise
-        except Exception:
+        except Exception as exc:
+            if getattr(ex, "interrupted", lambda e: False)(exc):  # a signal: stop, never read again
+                raise
             ok = False
         if not ok:
             if built[si] is not None:

