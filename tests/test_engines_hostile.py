@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 duckdb = pytest.importorskip("duckdb")
@@ -145,3 +146,118 @@ def signal_during_the_first_pass_stops_the_run_test(tmp_path, sig, status, said)
     assert "cohen_kappa" not in out and "Traceback" not in err, (out, err)
     assert said in err
     assert not list(tmp_path.glob("metaeval-duckdb-*"))
+
+
+# -- an input replaced or modified while a run reads it --------------------------------------------------
+def _rewrite(path: Path, how: str):
+    if how == "replace":  # another file renamed over it (what a download or an export does)
+        tmp = path.with_suffix(".new")
+        _qrels(tmp, n=300, seed=9)
+        os.replace(tmp, path)
+    else:  # appended to in place
+        with open(path, "a") as fh:
+            fh.write("q0 0 extra 1\n")
+
+
+@pytest.mark.parametrize("how", ["replace", "append"])
+def duckdb_input_changed_during_the_run_is_refused_test(qrels_pair, monkeypatch, how):
+    """Before: the report counted the rows of whichever version each query read (issue 26 item 9: 3,000,000
+    rows, 2,999,000 duplicate_identical and 0 pairs), and the run succeeded."""
+    real = de._Duck.rows
+    done = []
+
+    def rows(self, sql):
+        out = real(self, sql)
+        if "GROUP BY _fate" in sql and not done:  # after the first pass over the reference
+            done.append(1)
+            _rewrite(qrels_pair[1], how)
+        return out
+
+    monkeypatch.setattr(de._Duck, "rows", rows)
+    with pytest.raises(InputError) as exc:
+        metaeval.align(*qrels_pair, engine="duckdb", rows=False)
+    msg = str(exc.value)
+    assert done and str(qrels_pair[1]) in msg and "changed while it was read" in msg, msg
+    assert ("replaced by another file" if how == "replace" else " bytes)") in msg
+    assert len(msg.splitlines()) == 1
+
+
+@pytest.mark.parametrize("how", ["replace", "append"])
+def pandas_input_changed_during_the_run_is_refused_test(qrels_pair, monkeypatch, how):
+    from metaeval.data import alignment
+
+    real = alignment._load
+    done = []
+
+    def load(src, *a, **k):
+        out = real(src, *a, **k)
+        if not done:  # the reference is read: the candidate changes before it is
+            done.append(1)
+            _rewrite(qrels_pair[0], how)
+        return out
+
+    monkeypatch.setattr(alignment, "_load", load)
+    with pytest.raises(InputError, match="changed while it was read") as exc:
+        metaeval.align(*qrels_pair, engine="pandas")
+    assert str(qrels_pair[0]) in str(exc.value)
+
+
+def file_states_see_an_append_test(tmp_path):
+    path = _qrels(tmp_path / "q.txt")
+    before = mio.file_states([path])
+    with open(path, "a") as fh:
+        fh.write("q0 0 extra 1\n")
+    with pytest.raises(InputError, match=r"size 2\d+ -> 2\d+ bytes"):
+        mio.check_unchanged(before)
+    assert metaeval.read_qrels(path).shape[0] == 201  # an unchanged file reads as before
+
+
+def unchanged_inputs_align_test(qrels_pair):
+    for engine in ("pandas", "duckdb"):
+        p = metaeval.align(*qrels_pair, engine=engine)
+        assert p.report.n_pairs == 200 and p.report.engine == engine
+
+
+# -- Parquet folders -------------------------------------------------------------------------------------
+def _parquet_folder(folder: Path, *, other=None, renamed=False) -> Path:
+    folder.mkdir()
+    df = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["a", "b", "c", "d"], "relevance": [0, 1, 2, 3]})
+    df.iloc[:2].to_parquet(folder / "part-0.parquet")
+    (df.iloc[2:].rename(columns={"relevance": "rel"}) if renamed else df.iloc[2:]).to_parquet(folder / "part-1.parquet")
+    (folder / "_SUCCESS").write_text("")          # a marker: skipped, as Spark and Hive skip it
+    (folder / ".part-0.parquet.crc").write_text("x")
+    if other:
+        (folder / other).write_text("query_id,doc_id,relevance\n9,z,1\n")
+    return folder
+
+
+def parquet_folder_with_mixed_schemas_is_one_line_test(tmp_path, capsys):
+    """Before: a DuckDB traceback (a Binder Error from read_parquet)."""
+    folder = _parquet_folder(tmp_path / "p", renamed=True)
+    with pytest.raises(InputError) as exc:
+        metaeval.align(folder, folder, engine="duckdb")
+    msg = str(exc.value)
+    assert "different columns" in msg and "part-0.parquet (query_id, doc_id, relevance)" in msg, msg
+    assert "part-1.parquet (query_id, doc_id, rel)" in msg
+    assert main(["agree", str(folder), str(folder), "--engine", "duckdb"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "different columns" in err
+
+
+def parquet_folder_with_other_files_is_refused_test(tmp_path):
+    """Before: the folder's Parquet files were read and the CSV beside them silently ignored (a shared
+    temporary folder read every Parquet file under it)."""
+    folder = _parquet_folder(tmp_path / "p", other="extra.csv")
+    with pytest.raises(InputError) as exc:
+        metaeval.align(folder, folder, engine="duckdb")
+    msg = str(exc.value)
+    assert "1 file(s) that are not Parquet (extra.csv) beside 2 Parquet file(s)" in msg, msg
+
+
+def parquet_folder_says_what_was_read_test(tmp_path):
+    folder = _parquet_folder(tmp_path / "p")
+    rep = metaeval.align(folder, folder, engine="duckdb").report
+    want = [str(folder / "part-0.parquet"), str(folder / "part-1.parquet")]
+    assert rep.read == {"reference": want, "candidate": want}
+    assert rep.n_pairs == 4 and "4 rows from 2 files" in str(rep)
+    assert rep.engine == "duckdb"

@@ -118,6 +118,66 @@ def _limit(name: str) -> int:
     return int(value)
 
 
+def file_states(paths) -> dict:
+    """What :func:`check_unchanged` compares: per existing file its device, inode, size and modification
+    time (nanoseconds); files that cannot be stat'ed are left out."""
+    out = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out[str(path)] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def check_unchanged(before: dict) -> None:
+    """Refuse a run whose input files changed while it read them (replaced, truncated, appended to,
+    rewritten): the rows it counted may belong to neither version.
+
+    Parameters
+    ----------
+    before : dict
+        :func:`file_states` taken before the reading started.
+
+    Raises
+    ------
+    InputError
+        A file that was replaced (another inode), removed, or whose size or modification time changed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("1 0 d1 1\\n")
+    >>> before = file_states([path])
+    >>> with open(path, "a") as fh:
+    ...     _ = fh.write("1 0 d2 0\\n")
+    >>> check_unchanged(before)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: .../q.txt: the file changed while it was read (size 9 -> 18 bytes)...
+    """
+    after = file_states(before)
+    for path, (dev, ino, size, mtime) in before.items():
+        now = after.get(path)
+        if now == (dev, ino, size, mtime):
+            continue
+        if now is None:
+            what = "removed"
+        elif now[:2] != (dev, ino):
+            what = "replaced by another file"
+        elif now[2] != size:
+            what = f"size {size} -> {now[2]} bytes"
+        else:
+            what = "rewritten: its modification time changed"
+        raise InputError(f"the file changed while it was read ({what}); the rows counted may belong to neither "
+                         "version", source=path, expected="input files that stay as they are during a run",
+                         fix="run again once the file is complete (or align a copy of it)")
+
+
 def check_limits() -> None:
     """Check the byte limits (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES` and their environment
     variables) before a read: a setting that is not a positive whole number is an InputError naming it."""
@@ -213,12 +273,16 @@ def _read_bytes(source, *, text: bool = True) -> bytes:
     try:
         if isinstance(source, (str, os.PathLike)):
             check_regular(source, name)
+            before = file_states([source])
             with open(source, "rb") as fh:
                 if fh.read(2) == b"\x1f\x8b":
                     fh.seek(0)
-                    return _gunzip(fh, name, text=text)
+                    data = _gunzip(fh, name, text=text)
+                    check_unchanged(before)
+                    return data
                 fh.seek(0)
                 data = fh.read()
+            check_unchanged(before)
         elif hasattr(source, "read"):
             data = source.read()
             if isinstance(data, str):

@@ -210,6 +210,51 @@ def _columns(con, view) -> dict:
     return out
 
 
+def _folder_files(name: str) -> list[str]:
+    """The Parquet files of a folder (hive-partitioned or not); a folder that holds other files too (a
+    shared temporary folder, another data set's text) is refused, naming them: reading only its
+    Parquet files would align data nobody pointed to, or part of it. Hidden files and markers (names
+    starting with ``.`` or ``_``, Hadoop's convention: ``_SUCCESS``, ``.part-0.parquet.crc``) are
+    skipped, as Parquet readers skip them."""
+    files, other = [], []
+    for p in sorted(Path(name).rglob("*")):
+        rel = p.relative_to(name).parts
+        if any(part.startswith((".", "_")) for part in rel) or not p.is_file():
+            continue
+        (files if _ext(str(p)) in (".parquet", ".pq") and not str(p).endswith(".gz") else other).append(str(p))
+    if other:
+        shown = ", ".join(os.path.relpath(f, name) for f in other[:3]) + (" ..." if len(other) > 3 else "")
+        raise InputError(f"the folder holds {len(other)} file(s) that are not Parquet ({shown}) beside "
+                         f"{len(files)} Parquet file(s)", source=name,
+                         expected="a folder of one data set's .parquet files (hive-partitioned or not)",
+                         fix="move the other files out, or name the Parquet files with a glob (e.g. DIR/*.parquet)")
+    if not files:
+        raise InputError("no Parquet files in the folder", source=name,
+                         fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
+    return files
+
+
+def _same_schema(files: Sequence[str], name: str) -> None:
+    """Parquet files read as one side must have the same columns (a one-line error naming two files
+    that differ, instead of DuckDB's error or a union of unrelated columns)."""
+    import pyarrow.parquet as pq
+
+    first = None
+    for f in files:
+        try:
+            cols = tuple(pq.read_schema(f).names)
+        except Exception:  # not Parquet at all: the reader names it
+            return
+        if first is None:
+            first = (f, cols)
+        elif set(cols) != set(first[1]):
+            raise InputError(f"the Parquet files have different columns: {os.path.relpath(first[0], name) if os.path.isdir(name) else first[0]} "
+                             f"({', '.join(first[1])}) / {os.path.relpath(f, name) if os.path.isdir(name) else f} "
+                             f"({', '.join(cols)})", source=name,
+                             expected="Parquet files of one data set, with the same columns",
+                             fix="give every file the same columns, or align the files one by one")
+
+
 def _ext(name: str) -> str:
     base = name[:-3] if name.endswith(".gz") else name
     return os.path.splitext(base)[1].lower()
@@ -302,18 +347,22 @@ class _Loader:
 
     # -- files ---------------------------------------------------------------------------------------
     def path(self, source, glob: bool | None = None) -> SideInput:
+        side = self._path(source, glob)
+        if not side.files:
+            side.files = (str(source),)
+        return side
+
+    def _path(self, source, glob: bool | None = None) -> SideInput:
         name = str(source)
         kind, files = resolve(name, glob)  # a path that exists is read literally (see .paths)
         if kind == "dir":
-            files = sorted(str(p) for p in Path(name).rglob("*") if p.is_file() and _ext(str(p)) in (".parquet", ".pq"))
-            if not files:
-                raise InputError("no Parquet files in the folder", source=name,
-                                 fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
-            return self.parquet(files, name, hive=True)
+            return self.parquet(_folder_files(name), name, hive=True)
         if kind == "glob":
             if all(_ext(f) in (".parquet", ".pq") and not f.endswith(".gz") for f in files):
                 return self.parquet(files, name, hive=False)
-            return self.union([self.path(f, glob=False) for f in files], name)
+            side = self.union([self.path(f, glob=False) for f in files], name)
+            side.files = tuple(files)
+            return side
         if not os.path.exists(name):
             raise InputError("file not found", source=name, fix="check the path")
         check_regular(name)  # a device or a FIFO: reading it never ends, or blocks
@@ -335,6 +384,8 @@ class _Loader:
         return self.frame(df, name, mio._row_lines(df, first))
 
     def parquet(self, files: Sequence[str], name: str, hive: bool) -> SideInput:
+        if len(files) > 1:
+            _same_schema(files, name)
         view = self._view()
         flist = "[" + ", ".join(DUCKDB.literal(duckdb_path(f)) for f in files) + "]"  # glob characters escaped
         try:
@@ -363,8 +414,11 @@ class _Loader:
                 raise
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
-            raise
-        return SideInput(view, name, cols, materialize=False)
+            first = str(exc).strip().split("\n", 1)[0]
+            raise InputError(f"DuckDB cannot read the Parquet files together ({first})", source=name,
+                             expected="Parquet files of one data set: the same columns with the same types",
+                             fix="give every file the same schema, or align the files one by one") from None
+        return SideInput(view, name, cols, materialize=False, files=tuple(files))
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)

@@ -208,6 +208,8 @@ class SideInput:
         Hold the side's prepared rows as a table (the default; Spark's tables are cached views) or
         read them through a view over the input (DuckDB: the common case reads each side twice, once
         for its counts and once for the key group-by, which is cheaper than writing the rows).
+    files : tuple of str
+        The files read (a folder's or a glob's matches; empty for data in memory).
     stable_rid : bool
         Whether ``_rid`` is a stored column (Parquet row numbers, a frame's positions) rather than the
         order in which the engine reads the input (``row_number() OVER ()``): views over the latter
@@ -222,6 +224,7 @@ class SideInput:
     fallback: Callable[[], SideInput] | None = None
     materialize: bool = True
     stable_rid: bool = True
+    files: tuple = ()
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
@@ -565,7 +568,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
-        n_pairs=n_both)
+        n_pairs=n_both, engine=ex.dialect.name,
+        read={names[si]: list(s.files) for si, s in enumerate(sides) if len(s.files) > 1})
     row_frame = unj_rows = None
     if rows:
         _order_matters(ex, True)
