@@ -261,3 +261,40 @@ def parquet_folder_says_what_was_read_test(tmp_path):
     assert rep.read == {"reference": want, "candidate": want}
     assert rep.n_pairs == 4 and "4 rows from 2 files" in str(rep)
     assert rep.engine == "duckdb"
+
+
+# -- the spill folder's free space ----------------------------------------------------------------------
+def spill_without_room_is_refused_before_spilling_test(tmp_path, monkeypatch):
+    """Before: nothing looked at the free space; DuckDB spilled until the disk was full (2 x 100M rows
+    need more than 8.5 GB). 2 x 20,000 rows at a 1MB limit need about 40,000 x 56 - 1,000,000 bytes."""
+    ref, cand = _qrels(tmp_path / "h.txt", n=20_000, flip=0), _qrels(tmp_path / "j.txt", n=20_000)
+    seen = []
+
+    def disk_usage(path):
+        seen.append(path)
+        return type("usage", (), {"total": 10**9, "used": 10**9 - 1000, "free": 1000})()
+
+    monkeypatch.setattr(de.shutil, "disk_usage", disk_usage)
+    monkeypatch.setenv("METAEVAL_DUCKDB_MEMORY_LIMIT", "1MB")
+    with pytest.raises(InputError) as exc:
+        metaeval.align(ref, cand, engine="duckdb")
+    msg = str(exc.value)
+    need = 40_000 * de.SPILL_BYTES_PER_ROW - 1_000_000
+    assert f"aligning 40,000 rows may spill about {need / 1e6:.1f} MB beyond the memory limit 1MB" in msg, msg
+    assert "has 0.0 MB free" in msg
+    assert "TMPDIR" in msg and "METAEVAL_DUCKDB_MEMORY_LIMIT" in msg
+    assert seen and "metaeval-duckdb-" in seen[0]        # the engine's own spill folder was measured
+    assert not list(Path(seen[0]).parent.glob(Path(seen[0]).name))  # and removed
+
+
+def spill_with_room_runs_test(tmp_path, monkeypatch):
+    ref, cand = _qrels(tmp_path / "h.txt", n=20_000, flip=0), _qrels(tmp_path / "j.txt", n=20_000)
+    monkeypatch.setattr(de.shutil, "disk_usage",
+                        lambda path: type("usage", (), {"total": 10**12, "used": 0, "free": 10**12})())
+    monkeypatch.setenv("METAEVAL_DUCKDB_MEMORY_LIMIT", "16MB")  # (1MB: a spill of 2 MB, but DuckDB runs out)
+    assert metaeval.align(ref, cand, engine="duckdb", rows=False).report.n_pairs == 20_000
+
+
+def spill_estimate_counts_parquet_footers_test(tmp_path):
+    folder = _parquet_folder(tmp_path / "p")
+    assert de._parquet_rows(sorted(str(p) for p in folder.glob("*.parquet"))) == 4

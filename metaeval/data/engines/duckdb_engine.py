@@ -70,7 +70,7 @@ def _memory_bytes(text: str) -> int | None:
 
 
 #: The smallest memory limit the engine accepts (DuckDB cannot open a connection much below it).
-MIN_MEMORY_BYTES = 2 ** 20
+MIN_MEMORY_BYTES = 10 ** 6
 
 
 def memory_limit_setting(value: str | None = None) -> str:
@@ -234,6 +234,50 @@ def _folder_files(name: str) -> list[str]:
     return files
 
 
+def _parquet_rows(files: Sequence[str]) -> int | None:
+    """The rows of Parquet files from their footers (None when one cannot be read: the reader says why)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    except Exception:
+        return None
+
+
+#: Bytes of spill per input row (both sides) beyond the memory limit that the spill check assumes:
+#: two 100M-row Parquet files (integer and string keys) spilled 8.5-11 GB at the 1.5 GB default limit
+#: (issue 19's runs of benchmarks/bench_align.py and bench_shapes.py), 43-55 bytes a row; rounded up.
+SPILL_BYTES_PER_ROW = 56
+
+
+def _check_spill_room(folder: str, sides, limit: str) -> None:
+    """Refuse, before DuckDB fills the disk, inputs whose spill would not fit the spill folder's free
+    space: an estimate of :data:`SPILL_BYTES_PER_ROW` per input row beyond the memory limit (rows from
+    the readers' counts and Parquet footers; sides of unknown size count 0)."""
+    rows = sum(s.rows or 0 for s in sides)
+    need = rows * SPILL_BYTES_PER_ROW - (_memory_bytes(limit) or 0)
+    if need <= 0:
+        return
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:  # pragma: no cover - the folder vanished: DuckDB says so
+        return
+    if free >= need:
+        return
+    where = os.path.dirname(folder.rstrip(os.sep)) or folder
+    raise InputError(f"not enough free disk space to spill: aligning {rows:,} rows may spill about "
+                     f"{_gb(need)} beyond the memory limit {limit}, and {where} has {_gb(free)} free",
+                     source=" / ".join(s.name for s in sides),
+                     expected=f"free space for DuckDB's spill (about {SPILL_BYTES_PER_ROW} bytes per input row "
+                              "beyond the memory limit)",
+                     fix="set TMPDIR to a folder on a disk with more free space, free space there, or raise "
+                         "METAEVAL_DUCKDB_MEMORY_LIMIT (memory_limit=) so that less is spilled")
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
+
+
 def _same_schema(files: Sequence[str], name: str) -> None:
     """Parquet files read as one side must have the same columns (a one-line error naming two files
     that differ, instead of DuckDB's error or a union of unrelated columns)."""
@@ -327,7 +371,7 @@ class _Loader:
         self.con.register(view + "_t", table)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
                          f"FROM {view}_t")
-        return SideInput(view, name, _columns(self.con, view), materialize=False)
+        return SideInput(view, name, _columns(self.con, view), materialize=False, rows=n)
 
     def relation(self, rel, name: str) -> SideInput:
         view = self._view()
@@ -418,7 +462,7 @@ class _Loader:
             raise InputError(f"DuckDB cannot read the Parquet files together ({first})", source=name,
                              expected="Parquet files of one data set: the same columns with the same types",
                              fix="give every file the same schema, or align the files one by one") from None
-        return SideInput(view, name, cols, materialize=False, files=tuple(files))
+        return SideInput(view, name, cols, materialize=False, files=tuple(files), rows=_parquet_rows(files))
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)
@@ -432,7 +476,8 @@ class _Loader:
         view = self._view()
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {sel}")
         return SideInput(view, name, _columns(self.con, view), materialize=False,
-                         stable_rid=all(p.stable_rid for p in parts))
+                         stable_rid=all(p.stable_rid for p in parts),
+                         rows=None if any(p.rows is None for p in parts) else sum(p.rows for p in parts))
 
     def csv(self, name: str, sep: str) -> SideInput | None:
         """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it.
@@ -486,7 +531,7 @@ class _Loader:
             return None
         if n == 0 or n != records - 1:  # every record but the header is a row, or the pandas reader reads it
             return None
-        return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False)
+        return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False, rows=n)
 
     def qrels(self, name: str) -> SideInput:
         """TREC qrels text read by DuckDB, with line numbers by position.
@@ -532,7 +577,7 @@ class _Loader:
                         f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
                         f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
                     return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
-                                     check="_bad_line", expect_rows=n_lines, fallback=fallback,
+                                     check="_bad_line", expect_rows=n_lines, fallback=fallback, rows=n_lines,
                                      materialize=False, stable_rid=False)
                 except Exception as exc:
                     if _interrupted(exc):
@@ -562,6 +607,7 @@ class _Loader:
             return fallback()
         return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
                          check="_bad_line", expect_rows=scan["lines"] - scan["blank"], fallback=fallback,
+                         rows=scan["lines"] - scan["blank"],
                          materialize=False, stable_rid=False)
 
     def load(self, source) -> SideInput:
@@ -875,8 +921,8 @@ def _out_of_memory(exc, reference, candidate, limit) -> InputError:
     return InputError(f"DuckDB ran out of memory at the memory limit {limit} ({first})",
                       source=where, expected="a memory limit the inputs' distinct keys fit (about 30M rows of "
                       "both sides per 1.5 GB)",
-                      fix="set the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 4GB) or pass "
-                          "memory_limit='4GB' (align(..., engine='duckdb', memory_limit=...))")
+                      fix="set the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 4GB), or pass "
+                          "memory_limit='4GB' to metaeval.data.engines.duckdb_engine.align_duckdb")
 
 
 def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id", "doc_id"),
@@ -979,6 +1025,8 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
     try:
         try:
             sides = [loader.load(reference), loader.load(candidate)]
+            if own:  # the engine's own spill folder: is there room for what it may spill?
+                _check_spill_room(tmp, sides, limit)
             return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
                             out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
                             refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,

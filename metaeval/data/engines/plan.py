@@ -210,6 +210,9 @@ class SideInput:
         for its counts and once for the key group-by, which is cheaper than writing the rows).
     files : tuple of str
         The files read (a folder's or a glob's matches; empty for data in memory).
+    rows : int, optional
+        The rows the input holds, when the reader knows it without a pass (line counts, Parquet
+        footers, tables in memory): what the spill estimate counts.
     stable_rid : bool
         Whether ``_rid`` is a stored column (Parquet row numbers, a frame's positions) rather than the
         order in which the engine reads the input (``row_number() OVER ()``): views over the latter
@@ -225,6 +228,7 @@ class SideInput:
     materialize: bool = True
     stable_rid: bool = True
     files: tuple = ()
+    rows: int | None = None
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
