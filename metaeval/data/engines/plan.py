@@ -909,11 +909,19 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
         levels = [float(v) for v in scale.levels]
         if len(levels) > _INT_CODES:
             return None
-        code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(levels)) + " END"
+
+        def bits(si):  # each level's bit as a constant (no arithmetic per row)
+            return ("CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** (i + 31 * si)} AS BIGINT)"
+                                             for i, v in enumerate(levels)) + " END")
     else:
         levels = [float(i) for i in range(_INT_CODES)]
         code = (f"CASE WHEN _lab3 >= 0 AND _lab3 < {_INT_CODES} AND _lab3 = floor(_lab3) "
                 f"THEN CAST(_lab3 AS INTEGER) ELSE {_INT_CODES} END")
+
+        def bits(si):
+            if p.d.name == "duckdb":
+                return f"(CAST(1 AS BIGINT) << ({code} + {31 * si}))"
+            return f"CAST(pow(2, {code} + {31 * si}) AS BIGINT)"
     part = p.d.hash64(keys)
     if _over_group_rows(p, [(None, {"n": s.rows, "fates": {}}) for s in sides]) > 1:
         rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
@@ -933,7 +941,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
 
     def query(passes, i):
         where = f" WHERE {part if part == '_h' else p.d.hash64(keys)} % {passes} = {i}" if passes > 1 else ""
-        parts = [f"SELECT * FROM (SELECT {gcols}, CASE WHEN {alive} THEN CAST(pow(2, {code} + {31 * si}) AS BIGINT) "
+        parts = [f"SELECT * FROM (SELECT {gcols}, CASE WHEN {alive} THEN {bits(si)} "
                  f"ELSE CAST(0 AS BIGINT) END AS _bit, CAST({2 ** 32 if si else 1} AS BIGINT) AS _w, "
                  f"CASE WHEN {alive} THEN NULL ELSE concat('{si}|', coalesce(_fate, ''), '|', {flag('_bad')}, "
                  f"{flag('_oos')}, {flag('_chk')}) END AS _x FROM {b[0]}) s{si}{where}"
