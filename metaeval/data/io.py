@@ -305,26 +305,40 @@ def _read_bytes(source, *, text: bool = True) -> bytes:
 _BLANK_LINES = re.compile(rb"^[ \t]*\r?$", re.M)
 
 
-def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict:
-    """Stream a text file, plain or gzipped, once and in bounded memory (CRC checked).
+def _scan_text(path, *, blank: bool = False, stop_at: int | None = None, quotes: bool = False, utf8: bool = False,
+               watch: bytes = b"", limit: bool = True) -> dict:
+    """Stream a text file, plain or gzipped, once and in bounded memory (CRC checked): the one newline
+    scanner of the package (the readers' limits, the DuckDB engine's line and record counts).
 
     Returns ``lines`` (a last line without a newline counts), ``blank`` (lines of only spaces, tabs
     and a carriage return; counted with ``blank=True``), ``longest`` (bytes of the longest line, without
     its newline), ``bytes`` (decompressed), ``gzip`` and ``nul`` (a NUL byte seen: the scan stopped there;
-    the caller hands the file to the full reader, whose error names the line). ``stop_at``: stop once
-    this many bytes are read (``complete`` is then False). Raises InputError for corrupt gzip data and
-    for a line longer than :data:`MAX_LINE_BYTES`.
+    the caller hands the file to the full reader, whose error names the line), ``ascii`` (no byte over
+    127), ``watched`` (which bytes of ``watch`` occur). ``quotes``: also ``records``, the newlines outside
+    double quotes (a CSV's records: a quote inside a quoted field is doubled, so the parity of the
+    quotes before a newline tells) plus a last record without a newline. ``utf8``: also ``utf8``, whether
+    the bytes are valid UTF-8 (the scan stops at the first invalid chunk). ``stop_at``: stop once this
+    many bytes are read (``complete`` is then False). Raises InputError for corrupt gzip data and, with
+    ``limit``, for a line longer than :data:`MAX_LINE_BYTES`.
     """
+    import codecs
+
     name = str(path)
     check_regular(path, name)
     _limit("MAX_DECOMPRESSED_BYTES")
-    limit = _limit("MAX_LINE_BYTES")
-    out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True}
-    cur, carry = 0, b""  # the unfinished line: its length, and its text while short (for the blank test)
+    limit_bytes = _limit("MAX_LINE_BYTES") if limit else None
+    out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True,
+           "ascii": True, "watched": set()}
+    if quotes:
+        out["records"] = 0
+    if utf8:
+        out["utf8"] = True
+        dec = codecs.getincrementaldecoder("utf-8")()
+    cur, carry, parity, last = 0, b"", 0, b""  # the unfinished line: its length, its text while short
 
     def too_long(line):
-        return InputError(f"a line longer than {limit} bytes", source=name, line=line,
-                          expected=f"lines of at most metaeval.data.io.MAX_LINE_BYTES = {limit} bytes",
+        return InputError(f"a line longer than {limit_bytes} bytes", source=name, line=line,
+                          expected=f"lines of at most metaeval.data.io.MAX_LINE_BYTES = {limit_bytes} bytes",
                           fix="check that this is the right file; raise the limit with the environment "
                               "variable METAEVAL_MAX_LINE_BYTES if the line is genuine")
 
@@ -337,22 +351,45 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
                 chunk = fh.read(_CHUNK)
                 if not chunk:
                     break
+                last = chunk[-1:]
                 if chunk.find(b"\x00") >= 0:
                     out["nul"] = True
                     return out
+                for w in watch:
+                    if w not in out["watched"] and chunk.find(bytes([w])) >= 0:
+                        out["watched"].add(w)
+                arr = np.frombuffer(chunk, dtype=np.uint8)
+                high = out["ascii"] and int(arr.max()) >= 128
+                if high:
+                    out["ascii"] = False
+                if utf8 and (not out["ascii"] or dec.getstate()[0]):
+                    try:
+                        dec.decode(chunk)
+                    except UnicodeDecodeError:
+                        out["utf8"] = False
+                        return out
                 out["bytes"] += len(chunk)
-                nl = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+                is_nl = arr == 10
+                nl = np.flatnonzero(is_nl)
+                if quotes:
+                    q = arr == 34
+                    if q.any():
+                        odd = (np.cumsum(q, dtype=np.uint8) + parity) % 2  # uint8 wraps at 256: parity holds
+                        parity = int(odd[-1])
+                        out["records"] += int(np.count_nonzero(is_nl & (odd == 0)))
+                    else:
+                        out["records"] += len(nl) if parity == 0 else 0
                 if not len(nl):
                     cur += len(chunk)
                     carry = (carry + chunk[:4096])[:4096]
-                    if cur > limit:
+                    if limit_bytes is not None and cur > limit_bytes:
                         raise too_long(out["lines"] + 1)
                 else:
                     first = cur + int(nl[0])
                     gaps = np.diff(nl) - 1
                     top = max(first, int(gaps.max()) if len(gaps) else 0)
-                    if top > limit:
-                        at = 0 if first > limit else int(np.flatnonzero(gaps > limit)[0]) + 1
+                    if limit_bytes is not None and top > limit_bytes:
+                        at = 0 if first > limit_bytes else int(np.flatnonzero(gaps > limit_bytes)[0]) + 1
                         raise too_long(out["lines"] + at + 1)
                     out["longest"] = max(out["longest"], top)
                     out["lines"] += len(nl)
@@ -369,7 +406,7 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
                                 out["blank"] += int(np.count_nonzero(gaps == 0))
                     tail = chunk[int(nl[-1]) + 1:]
                     cur, carry = len(tail), tail[:4096]
-                    if cur > limit:
+                    if limit_bytes is not None and cur > limit_bytes:
                         raise too_long(out["lines"] + 1)
                 if stop_at is not None and out["bytes"] >= stop_at:
                     out["complete"] = False
@@ -377,11 +414,18 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"corrupt gzip data ({exc})", source=name,
                          fix="re-download or re-compress the file") from None
+    if utf8:
+        try:
+            dec.decode(b"", final=True)
+        except UnicodeDecodeError:
+            out["utf8"] = False
     if cur:
         out["lines"] += 1
         out["longest"] = max(out["longest"], cur)
         if blank and cur < 4096 and _BLANK_LINES.fullmatch(carry):
             out["blank"] += 1
+    if quotes and last and last != b"\n":
+        out["records"] += 1
     return out
 
 

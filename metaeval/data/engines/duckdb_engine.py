@@ -503,14 +503,14 @@ class _Loader:
                         return None
                     end = mm.find(b"\n")
                     head = (mm[:end] if end >= 0 else mm[:]).decode("utf-8").rstrip("\r")
-                    scan = _csv_records(mm, size)
                 finally:
                     mm.close()
+            scan = _scan_text(name, quotes=True, utf8=True, limit=False)
         except (OSError, UnicodeDecodeError, ValueError):
             return None
-        if scan is None:  # not UTF-8: the pandas reader names the line
+        if scan["nul"] or not scan["utf8"]:  # not UTF-8: the pandas reader names the line
             return None
-        records, longest = scan
+        records, longest = scan["records"], scan["longest"]
         header = next(csv.reader([head], delimiter=sep), [])
         if not header or len(set(header)) != len(header) or any(h == "" for h in header):
             return None
@@ -561,9 +561,13 @@ class _Loader:
         if not gz and tab != space and first[:1] not in (b" ", b"\t"):
             # the common clean file: one delimiter; DuckDB splits it (and skips empty lines, so the line
             # count must equal the row count for the line numbers to hold)
-            scan = _count_lines(name, size, b" " if tab else b"\t")
-            if scan is not None:
-                n_lines, clean = scan
+            # the line count, and whether the ids need no trimming (ASCII without the control characters
+            # Python's str.strip removes); not when the file holds the other delimiter or a NUL byte (then
+            # the pandas reader splits it differently)
+            other = 32 if tab else 9
+            scan = _scan_text(name, watch=bytes([other, 11, 12, 28, 29, 30, 31]), limit=False)
+            if not scan["nul"] and other not in scan["watched"]:
+                n_lines, clean = scan["lines"], scan["ascii"] and not scan["watched"]
                 kind = "clean" if clean else "str"  # ids without white space to trim
                 delim = "\t" if tab else " "
                 try:
@@ -637,76 +641,6 @@ class _Loader:
 
 #: DuckDB's default ``max_line_size`` (bytes).
 _DUCK_LINE = 2_097_152
-
-
-def _csv_records(mm, size: int) -> tuple[int, int] | None:
-    """(records, longest line) of a CSV file held in ``mm``: newlines outside double quotes (a quote
-    inside a quoted field is doubled, so the parity of the quotes before a newline tells), plus a last
-    record without a newline; None when the bytes are not UTF-8."""
-    import codecs
-
-    view = np.frombuffer(mm, dtype=np.uint8)
-    dec = codecs.getincrementaldecoder("utf-8")()
-    records, longest, parity, last_nl = 0, 0, 0, -1
-    try:
-        for start in range(0, size, 1 << 24):
-            chunk = view[start:start + (1 << 24)]
-            if int(chunk.max()) >= 128 or dec.getstate()[0]:
-                try:
-                    dec.decode(mm[start:start + (1 << 24)])
-                except UnicodeDecodeError:
-                    return None
-            nl = chunk == 10
-            quotes = chunk == 34
-            if quotes.any():
-                odd = (np.cumsum(quotes, dtype=np.uint8) + parity) % 2  # uint8 wraps at 256: parity holds
-                parity = int(odd[-1])
-                nl &= odd == 0
-            pos = np.flatnonzero(chunk == 10) + start
-            if len(pos):
-                longest = max(longest, int(pos[0]) - last_nl - 1, int(np.diff(pos).max()) - 1 if len(pos) > 1 else 0)
-                last_nl = int(pos[-1])
-            records += int(np.count_nonzero(nl))
-        try:
-            dec.decode(b"", final=True)
-        except UnicodeDecodeError:
-            return None
-    finally:
-        del view
-    if size and mm[size - 1:size] != b"\n":
-        records += 1
-    longest = max(longest, size - last_nl - 1)
-    return records, longest
-
-
-def _count_lines(name: str, size: int, other: bytes) -> tuple[int, bool] | None:
-    """The number of lines of a plain file (a last line without a newline counts) and whether its ids
-    need no trimming (ASCII without the control characters Python's ``str.strip`` removes); None when
-    the file holds the other delimiter or a NUL byte (then the pandas reader splits it differently)."""
-    try:
-        with open(name, "rb") as fh:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
-    try:
-        if mm.find(other) >= 0 or mm.find(b"\x00") >= 0:
-            return None
-        clean = all(mm.find(bytes([c])) < 0 for c in (11, 12, 28, 29, 30, 31))
-        view = np.frombuffer(mm, dtype=np.uint8)
-        n, top = 0, 0
-        for start in range(0, size, 1 << 24):  # in chunks: the comparisons' temporaries stay small
-            chunk = view[start:start + (1 << 24)]
-            n += int(np.count_nonzero(chunk == 10))
-            top = max(top, int(chunk.max()))
-        if size and view[size - 1] != 10:
-            n += 1
-        del view, chunk
-    finally:
-        try:
-            mm.close()
-        except BufferError:  # pragma: no cover - an exported buffer still alive
-            pass
-    return n, clean and top < 128
 
 
 def _qi(name: str) -> str:
