@@ -41,6 +41,8 @@ Cases and targets
   7.0 GB and 139 s here when issue 11 was filed; run it with ``--pandas-10m``).
 * ``100m``: two 100M-row Parquet files (query_id, doc_id, relevance): end to end (imports included)
   at most 2 min and at most 4 GB peak.
+* every case: the DuckDB engine's align step against a bare DuckDB query on the same files (read,
+  join on the keys, count label pairs per topic: ``bench_shapes.job_floor``), aim at most 2.5x.
 
 Data (``_measure.generate_pair``; seeded, synthetic): 500 topics with gamma(2)-distributed sizes,
 TREC-like query ids, MS MARCO v1 / v2 passage / v2.1 segment doc ids (40/30/30%), reference grades
@@ -151,6 +153,27 @@ def run(case_name, label, engine, paths, args, src=None, **extra):
     elif "unavailable" in job.result:
         print(f"  {label}: not available ({job.result['unavailable']})")
     return job
+
+
+RATIO_TARGET = 2.5
+
+
+def bare_ratio(case_name, fmt, paths, ddj, args, verdicts):
+    """The DuckDB engine's align step against a bare DuckDB join-and-count of the same files
+    (``bench_shapes.job_floor``: same memory limit, threads and a spill folder): aim <= 2.5x."""
+    if not usable(ddj):
+        return
+    flo = m.run_job(f"{case_name} bare query", "bench_shapes", "job_floor",
+                    {"ref": str(paths[0]), "cand": str(paths[1]), "fmt": fmt}, preload=("duckdb", "metaeval"),
+                    timeout=args.timeout)
+    if not flo.ok:
+        verdicts.append((f"{case_name}: align / bare query <= {RATIO_TARGET}x (aim)", False, why(flo)))
+        return
+    align_s, bare_s = ddj.step("align")["wall_s"], flo.step("floor")["wall_s"]
+    print(f"  align / bare query: {m.fmt_s(align_s)} / {m.fmt_s(bare_s)} = {align_s / bare_s:.2f}x "
+          "(the bare query: read both files, join on the keys, count label pairs per topic; no fates)")
+    verdicts.append((f"{case_name}: align / bare query <= {RATIO_TARGET}x (aim)", align_s / bare_s <= RATIO_TARGET,
+                     f"{align_s / bare_s:.2f}x"))
 
 
 def why(job):
@@ -280,6 +303,7 @@ def case_2m(args, verdicts):
         verdicts.append((f"2m: DuckDB >= {SPEEDUP_TARGET:.0f}x faster than the pandas path the issue measured", False,
                          bad))
         verdicts.append(("2m: same report and numbers (1e-12)", False, bad))
+    bare_ratio("2m", fmt, paths, ddj, args, verdicts)
     if args.steps:
         for label, job in (("pandas", pdj), ("duckdb", ddj)):
             if usable(job):
@@ -307,6 +331,7 @@ def case_10m(args, verdicts):
             verdicts.append(("10m: report = generated facts", False, str(bad)))
     else:
         verdicts.append((f"10m: DuckDB peak <= {m.fmt_mb(MEM_10M_TARGET_MB)}", False, why(ddj)))
+    bare_ratio("10m", fmt, paths, ddj, args, verdicts)
     if args.steps:
         for lab, j in jobs:
             if usable(j):
@@ -335,6 +360,7 @@ def case_100m(args, verdicts):
         verdicts.append((f"100m: peak <= {m.fmt_mb(MEM_100M_TARGET_MB)}", False,
                          why(ddj) + (f" (tree peak before it stopped: {m.fmt_mb(ddj.tree_peak_mb)}, "
                                      f"after {m.fmt_s(ddj.total_wall_s)})" if not ddj.ok else "")))
+    bare_ratio("100m", fmt, paths, ddj, args, verdicts)
     if args.steps and usable(ddj):
         print("  stages, duckdb:")
         m.print_steps(ddj)

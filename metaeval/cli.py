@@ -150,16 +150,9 @@ def _accounting_record(report) -> dict:
     return {"pairs": int(report.n_pairs), "sides": sides}
 
 
-def _engine_used(args) -> str:
-    """The engine that aligned (``--engine auto`` resolved as :func:`metaeval.align` resolves it)."""
-    if args.engine != "auto":
-        return args.engine
-    from .data.engines import choose_engine
-
-    try:
-        return choose_engine(args.reference, args.candidate, "auto")
-    except (ValueError, OSError):  # pragma: no cover - align has read the same inputs
-        return "auto"
+def _engine_used(args, report) -> str:
+    """The engine that aligned (the report records it; ``--engine`` for a report that does not)."""
+    return getattr(report, "engine", None) or args.engine
 
 
 def _suggest_columns(exc: InputError, on: str, label: str) -> InputError:
@@ -227,7 +220,7 @@ def _cmd_agree(args) -> int:
                                else args.ci_method, n_resamples=args.n_resamples, rng=args.seed)
     frame = res.to_frame()
     messages = [cli_syntax(str(w.message)) for w in caught]
-    engine = _engine_used(args)
+    engine = _engine_used(args, paired.report)
     # stdout carries only the requested format (a table, CSV or JSON); the accounting goes to stderr
     # (printed once the run has succeeded: an error stays one line)
     print(_accounting(paired.report, engine), file=sys.stderr)

@@ -213,11 +213,11 @@ def test_sigterm_during_a_spilling_query_removes_the_spill_folder(tmp_path):
 def test_sigterm_during_align_exits_143_and_cleans_up(tmp_path):
     body = """
     import duckdb
-    real = de._Duck.rows
+    real = de._Duck.frame
     def rows(self, sql):  # the first query of the plan runs long (and spills)
         self.con.execute("SELECT count(DISTINCT hash(range)) FROM range(3000000000)").fetchall()
         return real(self, sql)
-    de._Duck.rows = rows
+    de._Duck.frame = rows  # (the plan's one group-by; frames: every query that returns counts)
     import pandas as pd
     ref = pd.DataFrame({"query_id": [1], "doc_id": [1], "relevance": [1]})
     print("ready", flush=True)
@@ -231,11 +231,11 @@ def test_sigterm_during_align_exits_143_and_cleans_up(tmp_path):
 
 def test_sigint_during_align_is_a_keyboard_interrupt(tmp_path):
     body = """
-    real = de._Duck.rows
+    real = de._Duck.frame
     def rows(self, sql):
         self.con.execute("SELECT count(DISTINCT hash(range)) FROM range(3000000000)").fetchall()
         return real(self, sql)
-    de._Duck.rows = rows
+    de._Duck.frame = rows  # (the plan's one group-by; frames: every query that returns counts)
     import pandas as pd
     ref = pd.DataFrame({"query_id": [1], "doc_id": [1], "relevance": [1]})
     print("ready", flush=True)

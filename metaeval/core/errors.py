@@ -13,30 +13,85 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
+from collections.abc import Mapping
 
-__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning", "ConvergenceWarning", "OPTIONS",
+__all__ = ["InputError", "MetaevalWarning", "SmallSampleWarning", "UndefinedStatisticWarning", "ConvergenceWarning", "OPTIONS", "FLAGS",
            "interface", "current_interface", "render"]
 
-#: Every option a fix may name: the library's keyword → (the command line's flag, the study file's key,
-#: where that key lives in a study: ``"data"`` the ``[data.NAME]`` section, ``"analysis"`` the
-#: ``[[analysis]]`` entry, ``"study"`` the top of the file; None: not a study key).
-OPTIONS: dict[str, tuple[str, str | None, str | None]] = {
-    "on": ("--on", "on", "data"), "item": ("--on", "on", "data"), "label": ("--label", "label", "data"),
-    "scale": ("--scale", "scale", "data"), "out_of_scale": ("--out-of-scale", "out_of_scale", "data"),
-    "duplicates": ("--duplicates", "duplicates", "data"), "refusal_flag": ("--refusal-flag", "refusal_flag", "data"),
-    "refusals": ("--refusals", "refusals", "data"), "unjudged": ("--unjudged", "unjudged", "data"),
-    "engine": ("--engine", "engine", "data"), "cluster": ("--cluster", "cluster", "analysis"),
-    "n_resamples": ("--n-resamples", "n_resamples", "study"), "seed": ("--seed", "seed", "study"),
-    "rng": ("--seed", "seed", "study"), "ci_method": ("--ci-method", "ci_method", "analysis"),
-    "alpha": ("--alpha", None, None), "confidence_level": ("--confidence-level", "confidence_level", "analysis"),
+#: Every option a fix may name: the library's keyword → (the command line's flag, the study file's key).
+#: Where that key lives in a study is not written here: :data:`OPTIONS` reads it from the study schema
+#: (``metaeval.output.study_schema.SCHEMA``), the one declaration of the study file's sections.
+FLAGS: dict[str, tuple[str, str]] = {
+    "on": ("--on", "on"), "item": ("--on", "on"), "label": ("--label", "label"),
+    "scale": ("--scale", "scale"), "out_of_scale": ("--out-of-scale", "out_of_scale"),
+    "duplicates": ("--duplicates", "duplicates"), "refusal_flag": ("--refusal-flag", "refusal_flag"),
+    "refusals": ("--refusals", "refusals"), "unjudged": ("--unjudged", "unjudged"),
+    "engine": ("--engine", "engine"), "cluster": ("--cluster", "cluster"),
+    "n_resamples": ("--n-resamples", "n_resamples"), "seed": ("--seed", "seed"),
+    "rng": ("--seed", "seed"), "ci_method": ("--ci-method", "ci_method"),
+    "alpha": ("--alpha", "alpha"), "confidence_level": ("--confidence-level", "confidence_level"),
 }
+
+
+def _sections(key: str) -> tuple[str, ...]:
+    """The study sections (``SCHEMA``'s names: ``study``, ``analysis``, ``data:KIND``, ``analysis:TYPE``)
+    that hold ``key``."""
+    from ..output.study_schema import SCHEMA  # lazily: core imports nothing above it at import time
+
+    return tuple(name for name, keys in SCHEMA.items() if key in keys)
+
+
+def _place(sections) -> str | None:
+    """The usual place of a key held by ``sections``: a ``[data.NAME]`` table, else an ``[[analysis]]``
+    entry, else the top of the study file (None: not a study key)."""
+    if any(s.startswith("data:") for s in sections):
+        return "data"
+    if any(s == "analysis" or s.startswith("analysis:") for s in sections):
+        return "analysis"
+    return "study" if "study" in sections else None
+
+
+class _Options(Mapping):
+    """:data:`FLAGS` with each key's place read from the study schema when first used."""
+
+    def __init__(self):
+        self._table = None
+
+    def _build(self) -> dict:
+        if self._table is None:
+            table = {}
+            for kw, (flag, key) in FLAGS.items():
+                place = _place(_sections(key))
+                table[kw] = (flag, key if place else None, place)
+            self._table = table
+        return self._table
+
+    def __getitem__(self, kw):
+        return self._build()[kw]
+
+    def __iter__(self):
+        return iter(FLAGS)
+
+    def __len__(self):
+        return len(FLAGS)
+
+    def __repr__(self):
+        return repr(self._build())
+
+
+#: Every option a fix may name: the library's keyword → (the command line's flag, the study file's key,
+#: where that key usually lives in a study: ``"data"`` the ``[data.NAME]`` section, ``"analysis"`` the
+#: ``[[analysis]]`` entry, ``"study"`` the top of the file; None: not a study key). Derived from
+#: :data:`FLAGS` and the study schema; a fix raised inside an analysis whose type has the key itself
+#: (``scale`` of a ``panel``) names that analysis entry (:func:`render`).
+OPTIONS: Mapping[str, tuple[str, str | None, str | None]] = _Options()
 
 _INTERFACES = ("python", "cli", "study")
 _CURRENT: contextvars.ContextVar[tuple[str, dict]] = contextvars.ContextVar("metaeval_interface",
                                                                              default=("python", {}))
 _QUOTED = r"(?:'[^']*'|\"[^\"]*\")"
 _KEYWORD_RE = re.compile(
-    r"(?<![\w.\-])(?P<kw>" + "|".join(sorted(OPTIONS, key=len, reverse=True)) + r")="
+    r"(?<![\w.\-])(?P<kw>" + "|".join(sorted(FLAGS, key=len, reverse=True)) + r")="
     r"(?:\((?P<tup>[^()]*)\)|(?P<q>" + _QUOTED + r")(?P<alts>(?:,\s*" + _QUOTED + r"|\s+or\s+" + _QUOTED + r")*)"
     r"|(?P<bare>[\w.\-]+))?")
 
@@ -112,6 +167,21 @@ def _toml(v: str) -> str:
         return "true" if v == "True" else "false" if v == "False" else f'"{v}"'
 
 
+def _place_in(key: str, usual: str, where: dict) -> str:
+    """Where a study key is set in the context of a message: the data set being loaded when the key is
+    one of a data section; else the analysis running when its type (``where["type"]``, or any type
+    when unknown) has the key; else the key's usual place."""
+    sections = _sections(key)
+    if "data" in where and any(s.startswith("data:") for s in sections):
+        return "data"
+    if "analysis" in where:
+        kind = where.get("type")
+        mine = ("analysis", f"analysis:{kind}") if kind else None
+        if any(s in mine if mine else (s == "analysis" or s.startswith("analysis:")) for s in sections):
+            return "analysis"
+    return usual
+
+
 def render(text: str, name: str | None = None) -> str:
     """A message with its Python keywords written for the interface in use.
 
@@ -165,6 +235,7 @@ def render(text: str, name: str | None = None) -> str:
         _, key, place = OPTIONS[m.group("kw")]
         if key is None:
             return m.group(0)
+        place = _place_in(key, place, where)
         if m.group("tup") is not None:
             value = "[" + ", ".join(_toml(v) for v in _values(m)) + "]"
         elif m.group("q") is not None:

@@ -29,6 +29,7 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,11 @@ class AlignmentReport:
         Side name → up to three keys (tuples of strings) of its unmatched rows, kept when no key
         matched (so that the error a statistic raises on the empty pairs can show them); empty
         otherwise, and from engines that do not collect them.
+    engine : str or None
+        The engine that aligned: ``"pandas"``, ``"duckdb"`` or ``"spark"`` (None for a report made by hand).
+    read : dict
+        Side name → the files read for it, when the input was a folder or a glob that matched more
+        than one file (empty otherwise).
 
     References
     ----------
@@ -96,6 +102,8 @@ class AlignmentReport:
     conflicts: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["side", "key", "labels", "lines"]))
     n_pairs: int = 0
     examples: dict = field(default_factory=dict)
+    engine: str | None = None
+    read: dict = field(default_factory=dict)
 
     def to_frame(self, notes: bool = False) -> pd.DataFrame:
         """Tidy ``side, category, count`` rows; per side the counts add up to the input rows.
@@ -158,7 +166,9 @@ class AlignmentReport:
         lines = [f"Alignment: {self.n_pairs} pairs"]
         width = max(len(f) for f in FATES) + 2
         for side in self.names:
-            lines.append(f"  {side} ({self.sources.get(side, '?')}): {self.n_input[side]} rows")
+            read = self.read.get(side, ())
+            lines.append(f"  {side} ({self.sources.get(side, '?')}): {self.n_input[side]} rows"
+                         + (f" from {len(read)} files" if read else ""))
             for fate in FATES:
                 n = self.counts.get((side, fate), 0)
                 if n or fate == "matched":
@@ -1365,7 +1375,40 @@ def align(reference: pd.DataFrame | str | os.PathLike, candidate: pd.DataFrame |
             raise InputError(f"spark= (a SparkSession) applies to engine='spark', not engine={engine!r}",
                              source="<align>", fix="drop spark=, or pass engine='spark'")
     by = _default_by(on, by)
+    from .io import check_unchanged
 
+    # the input files as they are now: a file replaced or modified while it is read is refused at the end
+    before = _input_states((reference, candidate), glob)
+    paired = _align(reference, candidate, on=on, labels=labels, scale=scale, out_of_scale=out_of_scale,
+                    duplicates=duplicates, refusal_flag=refusal_flag, refusal_value=refusal_value, refusals=refusals,
+                    unjudged=unjudged, names=names, engine=engine, by=by, rows=rows, spark=spark, glob=glob)
+    check_unchanged(before)
+    return paired
+
+
+def _input_states(sources, glob) -> dict:
+    """:func:`~metaeval.data.io.file_states` of every file the inputs name (a file, a folder's files, a
+    glob's matches)."""
+    from .engines.paths import resolve
+    from .io import file_states
+
+    paths = []
+    for src in sources:
+        if not isinstance(src, (str, os.PathLike)):
+            continue
+        try:
+            kind, files = resolve(str(src), glob)
+        except (InputError, ValueError, OSError):  # the engine's reader names the problem
+            continue
+        if kind == "dir":
+            files = [str(p) for p in Path(str(src)).rglob("*")]
+        paths += files
+    return file_states(paths)
+
+
+def _align(reference, candidate, *, on, labels, scale, out_of_scale, duplicates, refusal_flag, refusal_value,
+           refusals, unjudged, names, engine, by, rows, spark, glob):
+    """:func:`align` once the arguments are checked: the engine chosen and run."""
     from . import engines as _engines
 
     choose = getattr(_engines, "choose_engine", None)
@@ -1518,7 +1561,7 @@ def _align_pandas(reference, candidate, *, on, labels, scale, out_of_scale, dupl
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
-        n_pairs=int(both.sum()), examples=examples)
+        n_pairs=int(both.sum()), examples=examples, engine="pandas")
     if rows:
         return Paired(data, on=on, scale=scale, report=report, unjudged=unj, names=names)
     missing = [b for b in by if b not in data.columns]

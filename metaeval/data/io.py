@@ -90,15 +90,99 @@ MAX_LINE_BYTES = 2 ** 28
 _CHUNK = 1 << 20
 
 
-def _limit(name: str, default: int) -> int:
+#: The limits as shipped (what an error suggests).
+_LIMIT_DEFAULTS = {"MAX_DECOMPRESSED_BYTES": MAX_DECOMPRESSED_BYTES, "MAX_LINE_BYTES": MAX_LINE_BYTES}
+
+
+def _limit(name: str) -> int:
+    """The byte limit ``name`` (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES`): the environment
+    variable ``METAEVAL_<name>`` when set, else the module's value; either must be a positive whole
+    number of bytes (an InputError naming the variable, or the attribute, otherwise)."""
+    default = _LIMIT_DEFAULTS[name]
     env = os.environ.get(f"METAEVAL_{name}")
-    if env:
+    if env is not None and env.strip():
         try:
-            return int(env)
+            value = int(env.strip())
         except ValueError:
-            raise InputError(f"METAEVAL_{name} is not a whole number of bytes: {env!r}", source="<environment>",
-                             fix=f"set METAEVAL_{name} to a number of bytes, e.g. {default}") from None
-    return default
+            value = None
+        if value is None or value < 1:
+            raise InputError(f"METAEVAL_{name} is not a positive whole number of bytes: {env!r}",
+                             source="<environment>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
+                             fix=f"set METAEVAL_{name}={default} (or unset it for the default)") from None
+        return value
+    value = globals()[name]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"metaeval.data.io.{name} is not a positive whole number of bytes: {value!r}",
+                         source="<settings>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
+                         fix=f"assign metaeval.data.io.{name} = {default}")
+    return int(value)
+
+
+def file_states(paths) -> dict:
+    """What :func:`check_unchanged` compares: per existing file its device, inode, size and modification
+    time (nanoseconds); files that cannot be stat'ed are left out."""
+    out = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out[str(path)] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def check_unchanged(before: dict) -> None:
+    """Refuse a run whose input files changed while it read them (replaced, truncated, appended to,
+    rewritten): the rows it counted may belong to neither version.
+
+    Parameters
+    ----------
+    before : dict
+        :func:`file_states` taken before the reading started.
+
+    Raises
+    ------
+    InputError
+        A file that was replaced (another inode), removed, or whose size or modification time changed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "q.txt")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("1 0 d1 1\\n")
+    >>> before = file_states([path])
+    >>> with open(path, "a") as fh:
+    ...     _ = fh.write("1 0 d2 0\\n")
+    >>> check_unchanged(before)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    metaeval.core.errors.InputError: .../q.txt: the file changed while it was read (size 9 -> 18 bytes)...
+    """
+    after = file_states(before)
+    for path, (dev, ino, size, mtime) in before.items():
+        now = after.get(path)
+        if now == (dev, ino, size, mtime):
+            continue
+        if now is None:
+            what = "removed"
+        elif now[:2] != (dev, ino):
+            what = "replaced by another file"
+        elif now[2] != size:
+            what = f"size {size} -> {now[2]} bytes"
+        else:
+            what = "rewritten: its modification time changed"
+        raise InputError(f"the file changed while it was read ({what}); the rows counted may belong to neither "
+                         "version", source=path, expected="input files that stay as they are during a run",
+                         fix="run again once the file is complete (or align a copy of it)")
+
+
+def check_limits() -> None:
+    """Check the byte limits (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES` and their environment
+    variables) before a read: a setting that is not a positive whole number is an InputError naming it."""
+    for name in _LIMIT_DEFAULTS:
+        _limit(name)
 
 
 _SPECIAL = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -141,7 +225,7 @@ def check_regular(path, name: str | None = None) -> None:
 def _gunzip(fh, name: str, *, text: bool) -> bytes:
     """Decompress a gzip stream (CRC checked), at most :data:`MAX_DECOMPRESSED_BYTES`; a text stream
     stops at its first NUL byte with the error of :func:`_check_text`."""
-    limit = _limit("MAX_DECOMPRESSED_BYTES", MAX_DECOMPRESSED_BYTES)
+    limit = _limit("MAX_DECOMPRESSED_BYTES")
     chunks, total = [], 0
     try:
         with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
@@ -185,15 +269,20 @@ def _read_bytes(source, *, text: bool = True) -> bytes:
     :data:`MAX_DECOMPRESSED_BYTES`). Errors become InputError. ``text``: the data must be text (a NUL
     byte in gzipped data stops the decompression at once)."""
     name = _name(source)
+    check_limits()  # a bad setting is named before any reading
     try:
         if isinstance(source, (str, os.PathLike)):
             check_regular(source, name)
+            before = file_states([source])
             with open(source, "rb") as fh:
                 if fh.read(2) == b"\x1f\x8b":
                     fh.seek(0)
-                    return _gunzip(fh, name, text=text)
+                    data = _gunzip(fh, name, text=text)
+                    check_unchanged(before)
+                    return data
                 fh.seek(0)
                 data = fh.read()
+            check_unchanged(before)
         elif hasattr(source, "read"):
             data = source.read()
             if isinstance(data, str):
@@ -216,25 +305,40 @@ def _read_bytes(source, *, text: bool = True) -> bytes:
 _BLANK_LINES = re.compile(rb"^[ \t]*\r?$", re.M)
 
 
-def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict:
-    """Stream a text file, plain or gzipped, once and in bounded memory (CRC checked).
+def _scan_text(path, *, blank: bool = False, stop_at: int | None = None, quotes: bool = False, utf8: bool = False,
+               watch: bytes = b"", limit: bool = True) -> dict:
+    """Stream a text file, plain or gzipped, once and in bounded memory (CRC checked): the one newline
+    scanner of the package (the readers' limits, the DuckDB engine's line and record counts).
 
     Returns ``lines`` (a last line without a newline counts), ``blank`` (lines of only spaces, tabs
     and a carriage return; counted with ``blank=True``), ``longest`` (bytes of the longest line, without
     its newline), ``bytes`` (decompressed), ``gzip`` and ``nul`` (a NUL byte seen: the scan stopped there;
-    the caller hands the file to the full reader, whose error names the line). ``stop_at``: stop once
-    this many bytes are read (``complete`` is then False). Raises InputError for corrupt gzip data and
-    for a line longer than :data:`MAX_LINE_BYTES`.
+    the caller hands the file to the full reader, whose error names the line), ``ascii`` (no byte over
+    127), ``watched`` (which bytes of ``watch`` occur). ``quotes``: also ``records``, the newlines outside
+    double quotes (a CSV's records: a quote inside a quoted field is doubled, so the parity of the
+    quotes before a newline tells) plus a last record without a newline. ``utf8``: also ``utf8``, whether
+    the bytes are valid UTF-8 (the scan stops at the first invalid chunk). ``stop_at``: stop once this
+    many bytes are read (``complete`` is then False). Raises InputError for corrupt gzip data and, with
+    ``limit``, for a line longer than :data:`MAX_LINE_BYTES`.
     """
+    import codecs
+
     name = str(path)
     check_regular(path, name)
-    limit = _limit("MAX_LINE_BYTES", MAX_LINE_BYTES)
-    out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True}
-    cur, carry = 0, b""  # the unfinished line: its length, and its text while short (for the blank test)
+    _limit("MAX_DECOMPRESSED_BYTES")
+    limit_bytes = _limit("MAX_LINE_BYTES") if limit else None
+    out = {"lines": 0, "blank": 0, "longest": 0, "bytes": 0, "gzip": False, "nul": False, "complete": True,
+           "ascii": True, "watched": set()}
+    if quotes:
+        out["records"] = 0
+    if utf8:
+        out["utf8"] = True
+        dec = codecs.getincrementaldecoder("utf-8")()
+    cur, carry, parity, last = 0, b"", 0, b""  # the unfinished line: its length, its text while short
 
     def too_long(line):
-        return InputError(f"a line longer than {limit} bytes", source=name, line=line,
-                          expected=f"lines of at most metaeval.data.io.MAX_LINE_BYTES = {limit} bytes",
+        return InputError(f"a line longer than {limit_bytes} bytes", source=name, line=line,
+                          expected=f"lines of at most metaeval.data.io.MAX_LINE_BYTES = {limit_bytes} bytes",
                           fix="check that this is the right file; raise the limit with the environment "
                               "variable METAEVAL_MAX_LINE_BYTES if the line is genuine")
 
@@ -247,22 +351,45 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
                 chunk = fh.read(_CHUNK)
                 if not chunk:
                     break
+                last = chunk[-1:]
                 if chunk.find(b"\x00") >= 0:
                     out["nul"] = True
                     return out
+                for w in watch:
+                    if w not in out["watched"] and chunk.find(bytes([w])) >= 0:
+                        out["watched"].add(w)
+                arr = np.frombuffer(chunk, dtype=np.uint8)
+                high = out["ascii"] and int(arr.max()) >= 128
+                if high:
+                    out["ascii"] = False
+                if utf8 and (not out["ascii"] or dec.getstate()[0]):
+                    try:
+                        dec.decode(chunk)
+                    except UnicodeDecodeError:
+                        out["utf8"] = False
+                        return out
                 out["bytes"] += len(chunk)
-                nl = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+                is_nl = arr == 10
+                nl = np.flatnonzero(is_nl)
+                if quotes:
+                    q = arr == 34
+                    if q.any():
+                        odd = (np.cumsum(q, dtype=np.uint8) + parity) % 2  # uint8 wraps at 256: parity holds
+                        parity = int(odd[-1])
+                        out["records"] += int(np.count_nonzero(is_nl & (odd == 0)))
+                    else:
+                        out["records"] += len(nl) if parity == 0 else 0
                 if not len(nl):
                     cur += len(chunk)
                     carry = (carry + chunk[:4096])[:4096]
-                    if cur > limit:
+                    if limit_bytes is not None and cur > limit_bytes:
                         raise too_long(out["lines"] + 1)
                 else:
                     first = cur + int(nl[0])
                     gaps = np.diff(nl) - 1
                     top = max(first, int(gaps.max()) if len(gaps) else 0)
-                    if top > limit:
-                        at = 0 if first > limit else int(np.flatnonzero(gaps > limit)[0]) + 1
+                    if limit_bytes is not None and top > limit_bytes:
+                        at = 0 if first > limit_bytes else int(np.flatnonzero(gaps > limit_bytes)[0]) + 1
                         raise too_long(out["lines"] + at + 1)
                     out["longest"] = max(out["longest"], top)
                     out["lines"] += len(nl)
@@ -279,7 +406,7 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
                                 out["blank"] += int(np.count_nonzero(gaps == 0))
                     tail = chunk[int(nl[-1]) + 1:]
                     cur, carry = len(tail), tail[:4096]
-                    if cur > limit:
+                    if limit_bytes is not None and cur > limit_bytes:
                         raise too_long(out["lines"] + 1)
                 if stop_at is not None and out["bytes"] >= stop_at:
                     out["complete"] = False
@@ -287,11 +414,18 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None) -> dict
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"corrupt gzip data ({exc})", source=name,
                          fix="re-download or re-compress the file") from None
+    if utf8:
+        try:
+            dec.decode(b"", final=True)
+        except UnicodeDecodeError:
+            out["utf8"] = False
     if cur:
         out["lines"] += 1
         out["longest"] = max(out["longest"], cur)
         if blank and cur < 4096 and _BLANK_LINES.fullmatch(carry):
             out["blank"] += 1
+    if quotes and last and last != b"\n":
+        out["records"] += 1
     return out
 
 

@@ -45,6 +45,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.procs import pid_alive
 
 __all__ = ["output_folder", "check_out", "REPORT_ENTRIES", "MARKER", "run_inputs"]
 
@@ -55,16 +56,6 @@ MARKER = ".metaeval-output.json"
 # what pdflatex (and latexmk, synctex) writes beside a .tex file it compiles
 _LATEX_PRODUCTS = (".pdf", ".aux", ".log", ".out", ".toc", ".lof", ".lot", ".fls", ".fdb_latexmk", ".synctex.gz",
                    ".bbl", ".blg")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
 
 
 def _holder(path: Path) -> str:
@@ -155,7 +146,7 @@ class _Lock:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
             except FileExistsError:
                 pid = _holder(self.path)
-                if pid.isdigit() and _pid_alive(int(pid)):
+                if pid.isdigit() and pid_alive(int(pid)):
                     raise self._refuse() from None
                 with contextlib.suppress(OSError):
                     os.unlink(self.path)          # a stale lock: its owner is gone

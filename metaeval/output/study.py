@@ -1266,7 +1266,7 @@ def run_study(study: dict | str | os.PathLike, out: str | os.PathLike, *, base: 
                                  expected=", ".join(_HANDLERS))
             key = a.get("name", f"{i:02d}_{kind}")
             rep.section(a.get("title", f"{kind}: {a.get('data', '')}".rstrip(": ")), a.get("text", ""))
-            with _collect(ctx, key), _named_errors(ctx, key, kind), interface("study", analysis=key):
+            with _collect(ctx, key), _named_errors(ctx, key, kind), interface("study", analysis=key, type=kind):
                 _HANDLERS[kind](_Entry(a, study.get("_source", "<study>"), key), ctx, rep, key)
             rep._release_figures()
         rep._write_files(tmp)

@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from ...core.errors import InputError
+from ...core.procs import pid_alive
 from ...core.scale import Scale
-from ..io import _scan_text, check_regular
+from ..io import _scan_text, check_limits, check_regular
 from .base import AlignmentCounts
 from .paths import duckdb_path, resolve
 from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
@@ -68,6 +69,53 @@ def _memory_bytes(text: str) -> int | None:
     return int(float(m.group(1)) * _UNITS.get(m.group(2).lower(), 1))
 
 
+#: The smallest memory limit the engine accepts (DuckDB cannot open a connection much below it).
+MIN_MEMORY_BYTES = 10 ** 6
+
+
+def memory_limit_setting(value: str | None = None) -> str:
+    """The memory limit of the engine's own connection: ``value`` (the ``memory_limit=`` keyword), else
+    the environment variable ``METAEVAL_DUCKDB_MEMORY_LIMIT``, else :data:`DEFAULT_MEMORY_LIMIT`; checked.
+
+    DuckDB would take a negative size as "80% of the machine's memory" and fail on ``0`` or ``abc``
+    deep inside a query: here either is an InputError naming the setting, what it must be and the fix.
+    """
+    env = os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT")
+    if value is None and env is not None and env.strip():
+        value, where, source = env, "the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT", "<environment>"
+        fix = f"set METAEVAL_DUCKDB_MEMORY_LIMIT=4GB (or unset it for the default {DEFAULT_MEMORY_LIMIT})"
+    elif value is None:
+        return DEFAULT_MEMORY_LIMIT
+    else:
+        where, source, fix = "memory_limit", None, "pass memory_limit='4GB'"
+    text = str(value).strip()
+    size = _memory_bytes(text) if re.search(r"[A-Za-z]$", text) else None  # DuckDB needs the unit
+    if size is None or size < MIN_MEMORY_BYTES:
+        raise InputError(f"{where} is not a usable memory size: {str(value)!r}", source=source,
+                         expected="a size of at least 1MB with its unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB), "
+                                  f"e.g. {DEFAULT_MEMORY_LIMIT} or 4GB", fix=fix)
+    return text
+
+
+def group_rows_setting() -> int | None:
+    """The environment variable ``METAEVAL_DUCKDB_GROUP_ROWS`` as a positive whole number, None when
+    unset (an InputError naming it when it is not one)."""
+    env = os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS")
+    if env is None or not env.strip():
+        return None
+    try:
+        n = int(env.strip())
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"the environment variable METAEVAL_DUCKDB_GROUP_ROWS is not a positive whole number: "
+                         f"{env!r}", source="<environment>",
+                         expected=f"rows per group-by pass, a whole number of at least 1 (default {GROUP_ROWS} "
+                                  f"at the {DEFAULT_MEMORY_LIMIT} memory limit)",
+                         fix=f"set METAEVAL_DUCKDB_GROUP_ROWS={GROUP_ROWS} (or unset it)")
+    return n
+
+
 def _group_rows(con, limit: str | None = None) -> int:
     """:data:`GROUP_ROWS` scaled by the connection's memory limit over :data:`DEFAULT_MEMORY_LIMIT`: a
     group-by on the key text needs memory in proportion to its rows (2 x 10M rows with topics interleaved
@@ -83,8 +131,21 @@ def _group_rows(con, limit: str | None = None) -> int:
     return max(1, int(GROUP_ROWS * limit / _memory_bytes(DEFAULT_MEMORY_LIMIT)))
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a DuckDB error is a stop asked for by a signal: SIGINT ("Query interrupted") or SIGTERM
+    (its handler removed the spill folders, so any later error of the run is its consequence). Such an
+    error must never be taken for a file the fast reader cannot read."""
+    import duckdb
+
+    return (_sigterm["received"] or isinstance(exc, (duckdb.InterruptException, KeyboardInterrupt))
+            or str(exc).strip() == "Query interrupted")
+
+
 class _Duck:
     """The :class:`~.plan.Executor` over a DuckDB connection."""
+
+    #: the plan re-raises these instead of falling back to another reader (see :func:`_interrupted`)
+    interrupted = staticmethod(_interrupted)
 
     dialect = DUCKDB
 
@@ -98,8 +159,7 @@ class _Duck:
         #: rows of both sides up to which the plan groups on the key text, and per pass of the exact
         #: path's group-by (see ``plan._fused``, ``plan._group``): GROUP_ROWS at the default memory
         #: limit, in proportion to the connection's limit
-        env = os.environ.get("METAEVAL_DUCKDB_GROUP_ROWS")
-        self.group_rows = int(env) if env else _group_rows(con, memory_limit)
+        self.group_rows = group_rows_setting() or _group_rows(con, memory_limit)
         import duckdb
 
         #: what the plan catches to run a group-by again in more passes (``plan._in_passes``)
@@ -148,6 +208,95 @@ def _columns(con, view) -> dict:
         if name not in ("_rid", "_line", "_source"):
             out[name] = column_kind(str(typ))
     return out
+
+
+def _folder_files(name: str) -> list[str]:
+    """The Parquet files of a folder (hive-partitioned or not); a folder that holds other files too (a
+    shared temporary folder, another data set's text) is refused, naming them: reading only its
+    Parquet files would align data nobody pointed to, or part of it. Hidden files and markers (names
+    starting with ``.`` or ``_``, Hadoop's convention: ``_SUCCESS``, ``.part-0.parquet.crc``) are
+    skipped, as Parquet readers skip them."""
+    files, other = [], []
+    for p in sorted(Path(name).rglob("*")):
+        rel = p.relative_to(name).parts
+        if any(part.startswith((".", "_")) for part in rel) or not p.is_file():
+            continue
+        (files if _ext(str(p)) in (".parquet", ".pq") and not str(p).endswith(".gz") else other).append(str(p))
+    if other:
+        shown = ", ".join(os.path.relpath(f, name) for f in other[:3]) + (" ..." if len(other) > 3 else "")
+        raise InputError(f"the folder holds {len(other)} file(s) that are not Parquet ({shown}) beside "
+                         f"{len(files)} Parquet file(s)", source=name,
+                         expected="a folder of one data set's .parquet files (hive-partitioned or not)",
+                         fix="move the other files out, or name the Parquet files with a glob (e.g. DIR/*.parquet)")
+    if not files:
+        raise InputError("no Parquet files in the folder", source=name,
+                         fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
+    return files
+
+
+def _parquet_rows(files: Sequence[str]) -> int | None:
+    """The rows of Parquet files from their footers (None when one cannot be read: the reader says why)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    except Exception:
+        return None
+
+
+#: Bytes of spill per input row (both sides) beyond the memory limit that the spill check assumes:
+#: two 100M-row Parquet files (integer and string keys) spilled 8.5-11 GB at the 1.5 GB default limit
+#: (issue 19's runs of benchmarks/bench_align.py and bench_shapes.py), 43-55 bytes a row; rounded up.
+SPILL_BYTES_PER_ROW = 56
+
+
+def _check_spill_room(folder: str, sides, limit: str) -> None:
+    """Refuse, before DuckDB fills the disk, inputs whose spill would not fit the spill folder's free
+    space: an estimate of :data:`SPILL_BYTES_PER_ROW` per input row beyond the memory limit (rows from
+    the readers' counts and Parquet footers; sides of unknown size count 0)."""
+    rows = sum(s.rows or 0 for s in sides)
+    need = rows * SPILL_BYTES_PER_ROW - (_memory_bytes(limit) or 0)
+    if need <= 0:
+        return
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:  # pragma: no cover - the folder vanished: DuckDB says so
+        return
+    if free >= need:
+        return
+    where = os.path.dirname(folder.rstrip(os.sep)) or folder
+    raise InputError(f"not enough free disk space to spill: aligning {rows:,} rows may spill about "
+                     f"{_gb(need)} beyond the memory limit {limit}, and {where} has {_gb(free)} free",
+                     source=" / ".join(s.name for s in sides),
+                     expected=f"free space for DuckDB's spill (about {SPILL_BYTES_PER_ROW} bytes per input row "
+                              "beyond the memory limit)",
+                     fix="set TMPDIR to a folder on a disk with more free space, free space there, or raise "
+                         "METAEVAL_DUCKDB_MEMORY_LIMIT (memory_limit=) so that less is spilled")
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB"
+
+
+def _same_schema(files: Sequence[str], name: str) -> None:
+    """Parquet files read as one side must have the same columns (a one-line error naming two files
+    that differ, instead of DuckDB's error or a union of unrelated columns)."""
+    import pyarrow.parquet as pq
+
+    first = None
+    for f in files:
+        try:
+            cols = tuple(pq.read_schema(f).names)
+        except Exception:  # not Parquet at all: the reader names it
+            return
+        if first is None:
+            first = (f, cols)
+        elif set(cols) != set(first[1]):
+            raise InputError(f"the Parquet files have different columns: {os.path.relpath(first[0], name) if os.path.isdir(name) else first[0]} "
+                             f"({', '.join(first[1])}) / {os.path.relpath(f, name) if os.path.isdir(name) else f} "
+                             f"({', '.join(cols)})", source=name,
+                             expected="Parquet files of one data set, with the same columns",
+                             fix="give every file the same columns, or align the files one by one")
 
 
 def _ext(name: str) -> str:
@@ -222,14 +371,16 @@ class _Loader:
         self.con.register(view + "_t", table)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, {DUCKDB.literal(name)} AS _source "
                          f"FROM {view}_t")
-        return SideInput(view, name, _columns(self.con, view), materialize=False)
+        return SideInput(view, name, _columns(self.con, view), materialize=False, rows=n)
 
     def relation(self, rel, name: str) -> SideInput:
         view = self._view()
         try:
             rel.create_view(view + "_r", replace=True)
             self.con.execute(f"SELECT 1 FROM {view}_r LIMIT 0")
-        except Exception:  # a relation of another connection: bring it over as Arrow
+        except Exception as exc:  # a relation of another connection: bring it over as Arrow
+            if _interrupted(exc):
+                raise
             return self.arrow(rel.fetch_arrow_table(), name)
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT *, _n - 1 AS _rid, _n AS _line, "
                          f"{DUCKDB.literal(name)} AS _source FROM (SELECT *, row_number() OVER () AS _n "
@@ -240,18 +391,22 @@ class _Loader:
 
     # -- files ---------------------------------------------------------------------------------------
     def path(self, source, glob: bool | None = None) -> SideInput:
+        side = self._path(source, glob)
+        if not side.files:
+            side.files = (str(source),)
+        return side
+
+    def _path(self, source, glob: bool | None = None) -> SideInput:
         name = str(source)
         kind, files = resolve(name, glob)  # a path that exists is read literally (see .paths)
         if kind == "dir":
-            files = sorted(str(p) for p in Path(name).rglob("*") if p.is_file() and _ext(str(p)) in (".parquet", ".pq"))
-            if not files:
-                raise InputError("no Parquet files in the folder", source=name,
-                                 fix="point to a folder of .parquet files (hive-partitioned or not), or a file")
-            return self.parquet(files, name, hive=True)
+            return self.parquet(_folder_files(name), name, hive=True)
         if kind == "glob":
             if all(_ext(f) in (".parquet", ".pq") and not f.endswith(".gz") for f in files):
                 return self.parquet(files, name, hive=False)
-            return self.union([self.path(f, glob=False) for f in files], name)
+            side = self.union([self.path(f, glob=False) for f in files], name)
+            side.files = tuple(files)
+            return side
         if not os.path.exists(name):
             raise InputError("file not found", source=name, fix="check the path")
         check_regular(name)  # a device or a FIFO: reading it never ends, or blocks
@@ -273,6 +428,8 @@ class _Loader:
         return self.frame(df, name, mio._row_lines(df, first))
 
     def parquet(self, files: Sequence[str], name: str, hive: bool) -> SideInput:
+        if len(files) > 1:
+            _same_schema(files, name)
         view = self._view()
         flist = "[" + ", ".join(DUCKDB.literal(duckdb_path(f)) for f in files) + "]"  # glob characters escaped
         try:
@@ -296,11 +453,16 @@ class _Loader:
             cols = _columns(self.con, view)
         except InputError:
             raise
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             for f in files:  # the pandas reader names the unreadable file
                 self.pandas_table(f)
-            raise
-        return SideInput(view, name, cols, materialize=False)
+            first = str(exc).strip().split("\n", 1)[0]
+            raise InputError(f"DuckDB cannot read the Parquet files together ({first})", source=name,
+                             expected="Parquet files of one data set: the same columns with the same types",
+                             fix="give every file the same schema, or align the files one by one") from None
+        return SideInput(view, name, cols, materialize=False, files=tuple(files), rows=_parquet_rows(files))
 
     def union(self, parts: Sequence[SideInput], name: str) -> SideInput:
         cols = list(parts[0].columns)
@@ -314,7 +476,8 @@ class _Loader:
         view = self._view()
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {sel}")
         return SideInput(view, name, _columns(self.con, view), materialize=False,
-                         stable_rid=all(p.stable_rid for p in parts))
+                         stable_rid=all(p.stable_rid for p in parts),
+                         rows=None if any(p.rows is None for p in parts) else sum(p.rows for p in parts))
 
     def csv(self, name: str, sep: str) -> SideInput | None:
         """A plain CSV/TSV file through DuckDB, or None when the pandas reader must read it.
@@ -340,14 +503,14 @@ class _Loader:
                         return None
                     end = mm.find(b"\n")
                     head = (mm[:end] if end >= 0 else mm[:]).decode("utf-8").rstrip("\r")
-                    scan = _csv_records(mm, size)
                 finally:
                     mm.close()
+            scan = _scan_text(name, quotes=True, utf8=True, limit=False)
         except (OSError, UnicodeDecodeError, ValueError):
             return None
-        if scan is None:  # not UTF-8: the pandas reader names the line
+        if scan["nul"] or not scan["utf8"]:  # not UTF-8: the pandas reader names the line
             return None
-        records, longest = scan
+        records, longest = scan["records"], scan["longest"]
         header = next(csv.reader([head], delimiter=sep), [])
         if not header or len(set(header)) != len(header) or any(h == "" for h in header):
             return None
@@ -362,11 +525,13 @@ class _Loader:
                 f"strict_mode = true, null_padding = false, nullstr = '\x02', "
                 f"max_line_size = {max(_DUCK_LINE, longest + 2)})) t")
             n = self.con.execute(f"SELECT count(*) FROM {view}").fetchall()[0][0]
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             return None
         if n == 0 or n != records - 1:  # every record but the header is a row, or the pandas reader reads it
             return None
-        return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False)
+        return SideInput(view, name, _columns(self.con, view), materialize=False, stable_rid=False, rows=n)
 
     def qrels(self, name: str) -> SideInput:
         """TREC qrels text read by DuckDB, with line numbers by position.
@@ -396,9 +561,13 @@ class _Loader:
         if not gz and tab != space and first[:1] not in (b" ", b"\t"):
             # the common clean file: one delimiter; DuckDB splits it (and skips empty lines, so the line
             # count must equal the row count for the line numbers to hold)
-            scan = _count_lines(name, size, b" " if tab else b"\t")
-            if scan is not None:
-                n_lines, clean = scan
+            # the line count, and whether the ids need no trimming (ASCII without the control characters
+            # Python's str.strip removes); not when the file holds the other delimiter or a NUL byte (then
+            # the pandas reader splits it differently)
+            other = 32 if tab else 9
+            scan = _scan_text(name, watch=bytes([other, 11, 12, 28, 29, 30, 31]), limit=False)
+            if not scan["nul"] and other not in scan["watched"]:
+                n_lines, clean = scan["lines"], scan["ascii"] and not scan["watched"]
                 kind = "clean" if clean else "str"  # ids without white space to trim
                 delim = "\t" if tab else " "
                 try:
@@ -412,10 +581,11 @@ class _Loader:
                         f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
                         f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
                     return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
-                                     check="_bad_line", expect_rows=n_lines, fallback=fallback,
+                                     check="_bad_line", expect_rows=n_lines, fallback=fallback, rows=n_lines,
                                      materialize=False, stable_rid=False)
-                except Exception:
-                    pass
+                except Exception as exc:
+                    if _interrupted(exc):
+                        raise
         # any other file, plain or gzipped: lines, split by a regular expression; blank lines are
         # skipped but keep their numbers. One streamed pass first: a gzip's CRC (DuckDB does not check
         # it), the lines DuckDB must give back (no row without a fate), the longest line (DuckDB's
@@ -435,10 +605,13 @@ class _Loader:
                 f"compression = '{'gzip' if gz else 'none'}')) t WHERE line IS NOT NULL "
                 f"AND NOT regexp_matches(line, '^[ \\t]*\\r?$')) u")
             self.con.execute(f"SELECT * FROM {view} LIMIT 0")
-        except Exception:
+        except Exception as exc:
+            if _interrupted(exc):
+                raise
             return fallback()
         return SideInput(view, name, {"query_id": "str", "doc_id": "str", "relevance": "int"},
                          check="_bad_line", expect_rows=scan["lines"] - scan["blank"], fallback=fallback,
+                         rows=scan["lines"] - scan["blank"],
                          materialize=False, stable_rid=False)
 
     def load(self, source) -> SideInput:
@@ -470,76 +643,6 @@ class _Loader:
 _DUCK_LINE = 2_097_152
 
 
-def _csv_records(mm, size: int) -> tuple[int, int] | None:
-    """(records, longest line) of a CSV file held in ``mm``: newlines outside double quotes (a quote
-    inside a quoted field is doubled, so the parity of the quotes before a newline tells), plus a last
-    record without a newline; None when the bytes are not UTF-8."""
-    import codecs
-
-    view = np.frombuffer(mm, dtype=np.uint8)
-    dec = codecs.getincrementaldecoder("utf-8")()
-    records, longest, parity, last_nl = 0, 0, 0, -1
-    try:
-        for start in range(0, size, 1 << 24):
-            chunk = view[start:start + (1 << 24)]
-            if int(chunk.max()) >= 128 or dec.getstate()[0]:
-                try:
-                    dec.decode(mm[start:start + (1 << 24)])
-                except UnicodeDecodeError:
-                    return None
-            nl = chunk == 10
-            quotes = chunk == 34
-            if quotes.any():
-                odd = (np.cumsum(quotes, dtype=np.uint8) + parity) % 2  # uint8 wraps at 256: parity holds
-                parity = int(odd[-1])
-                nl &= odd == 0
-            pos = np.flatnonzero(chunk == 10) + start
-            if len(pos):
-                longest = max(longest, int(pos[0]) - last_nl - 1, int(np.diff(pos).max()) - 1 if len(pos) > 1 else 0)
-                last_nl = int(pos[-1])
-            records += int(np.count_nonzero(nl))
-        try:
-            dec.decode(b"", final=True)
-        except UnicodeDecodeError:
-            return None
-    finally:
-        del view
-    if size and mm[size - 1:size] != b"\n":
-        records += 1
-    longest = max(longest, size - last_nl - 1)
-    return records, longest
-
-
-def _count_lines(name: str, size: int, other: bytes) -> tuple[int, bool] | None:
-    """The number of lines of a plain file (a last line without a newline counts) and whether its ids
-    need no trimming (ASCII without the control characters Python's ``str.strip`` removes); None when
-    the file holds the other delimiter or a NUL byte (then the pandas reader splits it differently)."""
-    try:
-        with open(name, "rb") as fh:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
-    try:
-        if mm.find(other) >= 0 or mm.find(b"\x00") >= 0:
-            return None
-        clean = all(mm.find(bytes([c])) < 0 for c in (11, 12, 28, 29, 30, 31))
-        view = np.frombuffer(mm, dtype=np.uint8)
-        n, top = 0, 0
-        for start in range(0, size, 1 << 24):  # in chunks: the comparisons' temporaries stay small
-            chunk = view[start:start + (1 << 24)]
-            n += int(np.count_nonzero(chunk == 10))
-            top = max(top, int(chunk.max()))
-        if size and view[size - 1] != 10:
-            n += 1
-        del view, chunk
-    finally:
-        try:
-            mm.close()
-        except BufferError:  # pragma: no cover - an exported buffer still alive
-            pass
-    return n, clean and top < 128
-
-
 def _qi(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -551,16 +654,6 @@ _SPILL_NAME = re.compile(re.escape(SPILL_PREFIX) + r"([0-9]+)-")
 _spill: set[str] = set()  # this process's folders
 _sigterm = {"previous": None, "installed": False, "received": False}
 _spill_lock = threading.Lock()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):  # alive, another user's
-        return True
-    return True
 
 
 def _remove_stale(base: str | None = None) -> list[str]:
@@ -580,7 +673,7 @@ def _remove_stale(base: str | None = None) -> list[str]:
         if not m or not e.is_dir(follow_symlinks=False):
             continue
         pid = int(m.group(1))
-        if pid != os.getpid() and not _pid_alive(pid):
+        if pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(e.path, ignore_errors=True)
             gone.append(e.path)
     return gone
@@ -639,6 +732,57 @@ def _watch_sigterm() -> None:
     except (ValueError, OSError, AttributeError):  # pragma: no cover - no signals here
         return
     _sigterm.update(previous=prev, installed=True)
+    _wake_on_sigterm()
+
+
+# DuckDB runs a query without returning to the interpreter, so a Python signal handler waits for the
+# query to end (DuckDB looks for SIGINT only between the tasks the main thread runs). Python's C-level
+# handler also writes the signal's number to the "wakeup fd" at once: a thread reading it interrupts
+# the running queries (SIGTERM, and SIGINT under Python's default handler), and the Python handler
+# then runs as soon as the query returns.
+_wake: dict = {"w": None, "installed": False}
+_running: set = set()  # connections running a query of the engine now (interrupted on SIGTERM)
+
+
+def _wakeup_loop(fd: int) -> None:
+    while True:
+        try:
+            data = os.read(fd, 512)
+        except OSError:  # pragma: no cover - the pipe is gone
+            return
+        if not data:  # pragma: no cover
+            return
+        term = signal.SIGTERM in data
+        if term:
+            _sigterm["received"] = True
+        # SIGINT too: DuckDB checks for it only between the tasks the main thread runs, which may
+        # take minutes (a scan); the handler raises KeyboardInterrupt when the query has returned
+        if term or (signal.SIGINT in data and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            with _spill_lock:
+                cons = list(_running)
+            for con in cons:
+                try:
+                    con.interrupt()
+                except Exception:  # pragma: no cover - closed meanwhile
+                    pass
+
+
+def _wake_on_sigterm() -> None:
+    """Point the signal wakeup fd at the thread that interrupts DuckDB (unless someone else's fd, e.g.
+    asyncio's, is there: then SIGTERM waits for the query to end, as before)."""
+    if _wake["w"] is None:
+        r, w = os.pipe()
+        os.set_blocking(w, False)
+        threading.Thread(target=_wakeup_loop, args=(r,), daemon=True, name="metaeval-sigterm").start()
+        _wake["w"] = w
+    try:
+        prev = signal.set_wakeup_fd(_wake["w"], warn_on_full_buffer=False)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        return
+    if prev not in (-1, _wake["w"]):
+        signal.set_wakeup_fd(prev)
+        return
+    _wake["installed"] = True
 
 
 def _unwatch_sigterm() -> None:
@@ -648,8 +792,13 @@ def _unwatch_sigterm() -> None:
     try:
         if signal.getsignal(signal.SIGTERM) is _on_sigterm:
             signal.signal(signal.SIGTERM, _sigterm["previous"])
+        if _wake["installed"]:
+            prev = signal.set_wakeup_fd(-1)
+            if prev not in (-1, _wake["w"]):  # pragma: no cover - someone else's since: theirs stays
+                signal.set_wakeup_fd(prev)
     except (ValueError, OSError):  # pragma: no cover
         return
+    _wake["installed"] = False
     _sigterm.update(previous=None, installed=False)
 
 
@@ -688,7 +837,7 @@ def connect(*, memory_limit: str | None = None, threads: int | None = None, temp
     if tmp is None:  # a folder of our own: removed at exit or SIGTERM (DuckDB may spill into it until then)
         tmp = _spill_folder()
     con = duckdb.connect(database, config={
-        "memory_limit": memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT, "threads": int(threads or os.cpu_count() or 1),
+        "memory_limit": memory_limit_setting(memory_limit), "threads": int(threads or os.cpu_count() or 1),
         "temp_directory": tmp, "preserve_insertion_order": True})
     con.execute("SET enable_progress_bar = false")  # no progress bars on the user's terminal
     return con
@@ -706,8 +855,8 @@ def _out_of_memory(exc, reference, candidate, limit) -> InputError:
     return InputError(f"DuckDB ran out of memory at the memory limit {limit} ({first})",
                       source=where, expected="a memory limit the inputs' distinct keys fit (about 30M rows of "
                       "both sides per 1.5 GB)",
-                      fix="set the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 4GB) or pass "
-                          "memory_limit='4GB' (align(..., engine='duckdb', memory_limit=...))")
+                      fix="set the environment variable METAEVAL_DUCKDB_MEMORY_LIMIT (e.g. 4GB), or pass "
+                          "memory_limit='4GB' to metaeval.data.engines.duckdb_engine.align_duckdb")
 
 
 def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id", "doc_id"),
@@ -790,37 +939,50 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
     """
     on, names, labels = check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, labels)
     by = (by,) if isinstance(by, str) else tuple(by)
+    check_limits()  # the settings first: a bad one is named before any reading
+    group_rows_setting()
     import duckdb
 
     own = connection is None
     tmp = limit = None
+    _sigterm["received"] = False
     if own:
-        limit = memory_limit or os.environ.get("METAEVAL_DUCKDB_MEMORY_LIMIT") or DEFAULT_MEMORY_LIMIT
+        limit = memory_limit_setting(memory_limit)
         tmp = _spill_folder()
         con = connect(memory_limit=limit, threads=threads, temp_directory=tmp,
                       database=os.path.join(tmp, "align.duckdb"))
     else:
         con = connection
     loader = _Loader(con, glob)
+    with _spill_lock:
+        _running.add(con)
     try:
-        sides = [loader.load(reference), loader.load(candidate)]
-        return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
-                        out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
-                        refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,
-                        rows=rows, quote=_qi)
-    except duckdb.OutOfMemoryException as exc:
-        raise _out_of_memory(exc, reference, candidate, limit) from None
-    except (duckdb.InterruptException, RuntimeError) as exc:
-        # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
-        # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in one
-        # line, or the exit status of SIGTERM
-        stopped = isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
-        if stopped and _sigterm["received"]:
+        try:
+            sides = [loader.load(reference), loader.load(candidate)]
+            if own:  # the engine's own spill folder: is there room for what it may spill?
+                _check_spill_room(tmp, sides, limit)
+            return run_plan(_Duck(con, temp=not own, memory_limit=limit), sides, on=on, labels=labels, scale=scale,
+                            out_of_scale=out_of_scale, duplicates=duplicates, refusal_flag=refusal_flag,
+                            refusal_value=refusal_value, refusals=refusals, unjudged=unjudged, names=names, by=by,
+                            rows=rows, quote=_qi)
+        except Exception as exc:
+            # SIGINT (or our SIGTERM handler, which removed the spill folders) stops a query with "Query
+            # interrupted" (a RuntimeError or InterruptException): a KeyboardInterrupt the CLI prints in
+            # one line, or the exit status of SIGTERM (whatever failed after the handler ran, its consequence)
+            if _sigterm["received"]:
+                raise SystemExit(128 + signal.SIGTERM) from None
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise _out_of_memory(exc, reference, candidate, limit) from None
+            if _interrupted(exc):  # Ctrl-C: DuckDB reports it as "Query interrupted"
+                raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
+            raise
+    except KeyboardInterrupt:  # also Python's own, once the interrupted query has returned
+        if _sigterm["received"]:
             raise SystemExit(128 + signal.SIGTERM) from None
-        if stopped:  # Ctrl-C: DuckDB reports it as "Query interrupted"
-            raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
-        raise
+        raise KeyboardInterrupt("interrupted (DuckDB query stopped)") from None
     finally:
+        with _spill_lock:
+            _running.discard(con)
         if own:
             con.close()
             _release(tmp)

@@ -208,6 +208,11 @@ class SideInput:
         Hold the side's prepared rows as a table (the default; Spark's tables are cached views) or
         read them through a view over the input (DuckDB: the common case reads each side twice, once
         for its counts and once for the key group-by, which is cheaper than writing the rows).
+    files : tuple of str
+        The files read (a folder's or a glob's matches; empty for data in memory).
+    rows : int, optional
+        The rows the input holds, when the reader knows it without a pass (line counts, Parquet
+        footers, tables in memory): what the spill estimate counts.
     stable_rid : bool
         Whether ``_rid`` is a stored column (Parquet row numbers, a frame's positions) rather than the
         order in which the engine reads the input (``row_number() OVER ()``): views over the latter
@@ -222,6 +227,8 @@ class SideInput:
     fallback: Callable[[], SideInput] | None = None
     materialize: bool = True
     stable_rid: bool = True
+    files: tuple = ()
+    rows: int | None = None
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
@@ -429,8 +436,34 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
     # sides read by a fast reader are checked first (the pandas path reads both files before anything
     # else): a row the reader cannot vouch for sends the file to the pandas reader, which raises its error
     built = [None, None]
+    # the common case in one pass over each side: the fates counted inside the key group-by (_merged)
+    group_exprs = [keys[on.index(c)] if c in on else q("_m_" + c) for c in by]
+    cat = "CASE WHEN _n0 = 0 THEN 'right' WHEN _n1 = 0 THEN 'left' ELSE 'both' END"
+    sel = ", ".join([f"{g_} AS _g{i}" for i, g_ in enumerate(group_exprs)]
+                    + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
+    gcols = [f"_g{i}" for i in range(len(by))]
+    grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
+    merged = None
+    if (not rows and not any(by_meta) and all(c in on for c in by) and refusal_flag is None and refusal_value is None
+            and not (scale is not None and out_of_scale == "clip")
+            and all(_columns_ok(s, on, lab) and s.rows is not None and s.rows < 2 ** 31
+                    for s, lab in zip(sides, labels))
+            # up to group_rows only: beyond, on 2 x 100M integer keys, the one pass took 6 min where
+            # the two passes take about 1 (the wider group key, likely run again in hash passes)
+            and _over_group_rows(p, [(None, {"n": s.rows, "fates": {}}) for s in sides]) <= 1):
+        try:
+            merged = _merged(p, sides, on, keys, labels, scale, out_of_scale, refusals,
+                             [keys[on.index(c)] for c in by if c in on], grouped)
+        except InputError:
+            raise
+        except Exception as exc:  # a fast reader that fails outright: the two-pass path hands it over
+            if getattr(ex, "interrupted", lambda e: False)(exc):
+                raise
+            merged = None
+        if merged is not None:
+            built = merged[0]
     for si, (s, lab) in enumerate(zip(sides, labels)):
-        if s.check is None:
+        if s.check is None or merged is not None:
             continue
         try:  # the reader may also fail outright (a line with too many fields, bad UTF-8)
             if _columns_ok(s, on, lab):
@@ -442,7 +475,9 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                 ok = _vouched(s, {"n": int(n or 0), "check": int(n_chk or 0)})
         except InputError:
             raise
-        except Exception:
+        except Exception as exc:
+            if getattr(ex, "interrupted", lambda e: False)(exc):  # a signal: stop, never read again
+                raise
             ok = False
         if not ok:
             if built[si] is not None:
@@ -476,12 +511,6 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
           counts=counts, notes=notes, oos_rows=oos_rows, n_input=n_input, built=built[0])
     # -- the outer join is the group-by's: counted per group and label pair ------------------------------
     fill = None if isinstance(unjudged, str) else _double(unjudged)
-    group_exprs = [keys[on.index(c)] if c in on else q("_m_" + c) for c in by]
-    cat = "CASE WHEN _n0 = 0 THEN 'right' WHEN _n1 = 0 THEN 'left' ELSE 'both' END"
-    sel = ", ".join([f"{g_} AS _g{i}" for i, g_ in enumerate(group_exprs)]
-                    + ["_lab0 AS reference", "_lab1 AS candidate", f"{cat} AS _m"])
-    gcols = [f"_g{i}" for i in range(len(by))]
-    grouped = ", ".join(gcols + ["reference", "candidate", "_m"])
     checked = []
 
     def check_candidate():  # the candidate's checks come after the reference's duplicates
@@ -499,7 +528,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         # the common case first: the key group-by streamed straight into the counts per group and label
         # pair (see _fused). Conflicting labels (their examples, the policies) take the exact path
         # below, which holds the key table.
-        fused = _fused(p, built, keys, [keys[on.index(c)] for c in by if c in on], by_meta, sel, grouped)
+        fused = merged[1] if merged is not None else \
+            _fused(p, built, keys, [keys[on.index(c)] for c in by if c in on], by_meta, sel, grouped)
         if fused is not None and not (fused["_c0"].astype(bool).any() or fused["_c1"].astype(bool).any()):
             m_, n_keys = fused["_m"].to_numpy(), fused["n"].astype(np.int64)
 
@@ -563,7 +593,8 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
         names=names, sources=sources, n_input=n_input, counts=counts, notes=notes,
         out_of_scale=pd.DataFrame(oos_rows, columns=["side", "value", "count", "first_line", "policy"]),
         conflicts=pd.DataFrame(conflict_rows, columns=["side", "key", "labels", "lines"]),
-        n_pairs=n_both)
+        n_pairs=n_both, engine=ex.dialect.name,
+        read={names[si]: list(s.files) for si, s in enumerate(sides) if len(s.files) > 1})
     row_frame = unj_rows = None
     if rows:
         _order_matters(ex, True)
@@ -626,7 +657,7 @@ def _check_columns(s: SideInput, on, lab):
 
 
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
-           by_meta):
+           by_meta, count: bool = True):
     """A side's rows with their keys, labels and first fates, as a table (``s.materialize``) or a view,
     and its counts (one pass over the input); returns (table or view, stats) with stats ``n, bad, ref,
     oos, check`` (rows the fast reader did not vouch for)."""
@@ -645,7 +676,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     # a text label column is parsed by regular expressions: then the rows are held as a table at once
     # (reading the view again would parse them again)
     as_table = s.materialize or cols[lab] not in ("int", "float", "bool")
-    trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not as_table else []
+    trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not as_table and count else []
 
     def select(kinds):
         key_sel = ", ".join(f"{p.key_expr(c, kinds[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
@@ -686,6 +717,8 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     # held as a table where the engine caches (Spark) or as a view that each query reads again (DuckDB,
     # which reads the common case's two passes faster than it writes the rows)
     b = p.table(f"s{si}_b", select(cols)) if as_table else p.view(f"s{si}_b", select(cols))
+    if not count:  # the counts come from the one-pass group-by (_merged)
+        return b, {"table": as_table}
     # one pass: the fates decided row by row, the distinct labels of the rows left, and the counts
     stats = {"n": 0, "bad": 0, "ref": 0, "oos": 0, "check": 0, "fates": {}, "labels": []}
     trims = "".join(f", sum(CASE WHEN _k{i} IS DISTINCT FROM _raw{i} THEN 1 ELSE 0 END)" for i in trim_check)
@@ -852,6 +885,115 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     return _in_passes(p, query, [c.strip() for c in grouped.split(",")])
 
 
+#: Labels the one-pass group-by codes without knowing them first (no declared scale): the integers
+#: 0-29; any other label takes code 30, and the two-pass path (:func:`_fused`) runs instead.
+_INT_CODES = 30
+
+
+def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, hashed, grouped):
+    """The common case in one pass over each side: :func:`_fused`'s key group-by with the fates counted
+    inside it, instead of a counting pass over each side first (which cost as much again as the
+    group-by: issue 25, item 12).
+
+    The label codes need no first pass: the declared scale's levels (out-of-scale rows leave the
+    group-by with a fate), or without a scale the integers 0-29 (another label, a conflict, a row a
+    fast reader cannot vouch for or an input of unknown size: None, and the caller takes the two-pass
+    path). Rows with a fate decided row by row do not join the key groups: each goes to a group of
+    its own per side, fate and flag (``_x``, NULL for the rows left), so that one group-by counts
+    both. Each row weighs 1 on side 0 and 2³² on side 1 (``_w``): the sum per group holds both sides'
+    rows (inputs under 2³¹ rows a side).
+
+    Returns (built, counts): the sides as :func:`_build` holds them, with the statistics its counting
+    pass gives, and :func:`_fused`'s counts; or None.
+    """
+    built = [_build(p, s, si, on, keys, lab, scale, out_of_scale, None, None, refusals, [], count=False)
+             for si, (s, lab) in enumerate(zip(sides, labels))]
+    if scale is not None:
+        levels = [float(v) for v in scale.levels]
+        if len(levels) > _INT_CODES:
+            return None
+
+        def bits(si):  # each level's bit as a constant (no arithmetic per row)
+            return ("CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** (i + 31 * si)} AS BIGINT)"
+                                             for i, v in enumerate(levels)) + " END")
+    else:
+        levels = [float(i) for i in range(_INT_CODES)]
+        code = (f"CASE WHEN _lab3 >= 0 AND _lab3 < {_INT_CODES} AND _lab3 = floor(_lab3) "
+                f"THEN CAST(_lab3 AS INTEGER) ELSE {_INT_CODES} END")
+
+        def bits(si):
+            if p.d.name == "duckdb":
+                return f"(CAST(1 AS BIGINT) << ({code} + {31 * si}))"
+            return f"CAST(pow(2, {code} + {31 * si}) AS BIGINT)"
+    # (up to group_rows: the group key is the key text; beyond, the caller takes the two-pass path)
+    gcols = gkeys = ", ".join(keys)
+    carried = ""
+    alive = "(_fate IS NULL AND NOT _oos AND NOT _chk)"
+    gsel = ", ".join([f"{k} AS _g{i}" for i, k in enumerate(hashed)] + ["_mask", "_x"])
+    gby = ", ".join([f"_g{i}" for i in range(len(hashed))] + ["_mask", "_x"])
+
+    def flag(c):
+        return f"CASE WHEN {c} THEN '1' ELSE '0' END"
+
+    def query(passes, i):
+        where = f" WHERE {p.d.hash64(keys)} % {passes} = {i}" if passes > 1 else ""
+        parts = [f"SELECT * FROM (SELECT {gcols}, CASE WHEN {alive} THEN {bits(si)} "
+                 f"ELSE CAST(0 AS BIGINT) END AS _bit, CAST({2 ** 32 if si else 1} AS BIGINT) AS _w, "
+                 f"CASE WHEN {alive} THEN NULL ELSE concat('{si}|', coalesce(_fate, ''), '|', {flag('_bad')}, "
+                 f"{flag('_oos')}, {flag('_chk')}) END AS _x FROM {b[0]}) s{si}{where}"
+                 for si, b in enumerate(built)]
+        # the keys' label masks counted per group: the few masks are decoded here, not per key in SQL
+        inner = (f"SELECT {gkeys}, _x{carried}, bit_or(_bit) AS _mask, CAST(sum(_w) AS BIGINT) AS _cnt "
+                 f"FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}, _x")
+        return p.ex.frame(f"SELECT {gsel}, count(*) AS n, CAST(sum(_cnt) AS BIGINT) AS _rows "
+                          f"FROM ({inner}) g GROUP BY {gby}")
+
+    out = _in_passes(p, query, [c.strip() for c in gby.split(",")])
+    x = out["_x"]
+    fated, left = out[x.notna()], out[x.isna()].drop(columns="_x").reset_index(drop=True)
+    mask = left["_mask"].to_numpy(dtype=np.int64)
+    lo, hi = mask & (2 ** 31 - 1), mask >> 31
+    if ((lo & (lo - 1)) != 0).any() or ((hi & (hi - 1)) != 0).any():
+        return None  # conflicting labels: the exact path
+    table = np.array(levels + [np.nan])
+
+    def decode(m):  # one bit: its level (no bit: NaN; the code past the levels: NaN too)
+        code = np.where(m > 0, np.log2(np.maximum(m, 1)).round().astype(np.int64), len(levels))
+        return table[np.minimum(code, len(levels))]
+
+    left["reference"], left["candidate"] = decode(lo), decode(hi)
+    left["_m"] = np.where(lo == 0, "right", np.where(hi == 0, "left", "both"))
+    packed = left["_rows"].to_numpy(dtype=np.int64)
+    m_ = left["_m"].to_numpy()
+    for si, b in enumerate(built):
+        st = b[1]
+        st.update(n=int((packed >> 32).sum() if si else (packed & 0xFFFFFFFF).sum()), bad=0, ref=0, oos=0, check=0,
+                  fates={})
+        present = m_ != ("right" if si == 0 else "left")
+        labs = left[("reference", "candidate")[si]].to_numpy()[present]
+        if np.isnan(labs).any():  # a label without a code: the two-pass path
+            return None
+        st["labels"] = sorted({float(v) for v in labs})
+    for xs, r in zip(fated["_x"], fated["_rows"].to_numpy(dtype=np.int64)):
+        si, fate, flags = xs.split("|")
+        si = int(si)
+        c = int(r >> 32) if si else int(r & 0xFFFFFFFF)
+        st = built[si][1]
+        st["n"] += c
+        if fate:
+            st["fates"][fate] = st["fates"].get(fate, 0) + c
+        st["bad"] += c * (flags[0] == "1")
+        st["oos"] += c * (flags[1] == "1")
+        st["check"] += c * (flags[2] == "1")
+    if not all(_vouched(s, b[1]) for s, b in zip(sides, built)):
+        return None  # the two-pass path hands the file to the pandas reader
+    grouped_cols = [c.strip() for c in grouped.split(",")]
+    left["_c0"] = left["_c1"] = False
+    agg = (left.groupby(grouped_cols, dropna=False, sort=False)
+           .agg(n=("n", "sum"), _c0=("_c0", "max"), _c1=("_c1", "max")).reset_index())
+    return built, agg
+
+
 #: The passes a group-by that ran out of memory is tried again in (see :func:`_fused`).
 RETRY_PASSES = (4, 16, 64)
 
@@ -871,8 +1013,9 @@ def _in_passes(p: _Plan, query, grouped_cols, first: int = 1) -> pd.DataFrame:
         if passes == 1:
             return frames[0]
         out = pd.concat(frames, ignore_index=True)
-        return (out.groupby(grouped_cols, dropna=False, sort=False)
-                .agg(n=("n", "sum"), _c0=("_c0", "max"), _c1=("_c1", "max")).reset_index())
+        aggs = {c: (c, how) for c, how in (("n", "sum"), ("_c0", "max"), ("_c1", "max"), ("_rows", "sum"))
+                if c in out.columns}
+        return out.groupby(grouped_cols, dropna=False, sort=False).agg(**aggs).reset_index()
     raise AssertionError("unreachable")  # pragma: no cover
 
 
