@@ -394,8 +394,6 @@ def a_huge_study_file_is_refused_without_reading_it_test(tmp_path, capsys):
         load_study(big)
 
 
-@pytest.mark.xfail(strict=True, reason="the DuckDB engine's reading of a Parquet folder (metaeval/data/engines) "
-                   "lets duckdb's schema-mismatch error through; remove this mark when it is an InputError")
 def a_parquet_folder_with_mixed_schemas_is_a_one_line_error_test(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     import pyarrow as pa
@@ -410,8 +408,6 @@ def a_parquet_folder_with_mixed_schemas_is_a_one_line_error_test(tmp_path):
     _one_line_error(r.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="the DuckDB engine (metaeval/data/engines) reads every Parquet file under a "
-                   "folder and passes over the rest in silence; remove this mark when such a folder is refused")
 def a_folder_holding_other_kinds_of_files_is_refused_test(tmp_path):
     pytest.importorskip("pyarrow")
     folder = tmp_path / "shared"
