@@ -160,7 +160,7 @@ def test_cli_rows_come_from_the_parser():
     from metaeval.cli import build_parser
 
     subs = _subparsers(build_parser())
-    assert list(subs) == ["inspect", "align", "agree", "report", "review", "demo"]
+    assert list(subs) == ["inspect", "align", "agree", "report", "review", "monitor", "demo"]
     rows = _arg_rows(subs["align"][0])
     names = [r[0].astext() for r in rows]
     assert "--out-of-scale OUT_OF_SCALE" in names
