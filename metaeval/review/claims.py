@@ -191,6 +191,8 @@ class _Claim:
 
     def interval(self, key):
         """(value, low, high, decimals) of a printed number, honouring ``<key>_decimals`` or ``decimals``."""
+        if key not in self.d:
+            raise self.err(f"{key} is missing", fix=f"give the claim's {key} (the number as printed, e.g. {key} = \"0.61\")")
         raw = self.d[key]
         dec = self.d.get(f"{key}_decimals", self.d.get("decimals") if key == "value" else None)
         try:

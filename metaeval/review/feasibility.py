@@ -139,12 +139,19 @@ def decimals_of(value) -> int:
 def _number(value, what: str) -> float:
     if isinstance(value, str):
         try:
-            return float(value.strip().replace("−", "-"))
+            x = float(value.strip().replace("−", "-"))
         except ValueError:
             raise InputError(f"{what} is not a number: {value!r}", expected="a number such as 0.61") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InputError(f"{what} is not a number: {value!r}", expected="a number such as 0.61")
-    return float(value)
+    else:
+        try:
+            x = float(value)
+        except OverflowError:
+            x = float("inf")
+    if not np.isfinite(x):
+        raise InputError(f"{what} is not a finite number: {value!r}", expected="a number such as 0.61 as printed")
+    return x
 
 
 def rounding_interval(value, decimals: int | None = None) -> tuple[float, float, int]:
@@ -432,7 +439,12 @@ def kappa_feasibility(kappa=None, *, n: int, percent_agreement=None, margins=Non
     kval = None if kappa is None else _number(kappa, "kappa")
     pval = None if percent_agreement is None else _number(percent_agreement, "percent_agreement")
     if margins is not None:
-        M = np.asarray(margins, dtype=float)
+        try:
+            M = np.asarray(margins, dtype=float)
+        except (ValueError, TypeError):
+            raise InputError("margins must be two rows of counts of equal length (one per category)",
+                             text=repr(margins)[:80],
+                             fix="write margins = [[rater 1's count per category], [rater 2's count per category]]") from None
         if M.ndim != 2 or M.shape[0] != 2 or M.shape[1] < 2:
             raise InputError(f"margins must have one row per rater (2 rows) and one column per category, got shape {M.shape}",
                              fix="write margins = [[rater 1's count per category], [rater 2's count per category]]")
