@@ -71,3 +71,26 @@ def test_panel_bad_input():
     H, judges = _data()
     with pytest.raises(metaeval.InputError):
         metaeval.level_panel(H, {"only": judges["good"]})
+
+
+def one_long_frame_with_a_scorer_column_equals_the_dict_form_test():
+    # the same panel from one long frame (scorer column, rows shuffled) and from a dict of frames
+    import pandas as pd
+
+    g = np.random.default_rng(0)
+    H = g.normal(size=(6, 30))
+    A, B = H + g.normal(size=H.shape), H + 3 * g.normal(size=H.shape)
+
+    def long(M, name):
+        s, i = np.meshgrid(range(6), range(30), indexing="ij")
+        return pd.DataFrame({"sys": s.ravel(), "doc": i.ravel(), "v": M.ravel(), "who": name})
+
+    frame = pd.concat([long(B, "b"), long(H, "human"), long(A, "a")]).sample(frac=1, random_state=0)
+    kw = dict(system="sys", item="doc", value="v", n_resamples=200, n_permutations=200, rng=1)
+    one = metaeval.level_panel(frame, scorer="who", **kw)
+    two = metaeval.level_panel(long(H, "h"), {"b": long(B, "b"), "a": long(A, "a")}, **kw)
+    pd.testing.assert_frame_equal(one.estimates.to_frame(), two.estimates.to_frame())
+    with pytest.raises(metaeval.InputError, match="no rows with who == 'people'"):
+        metaeval.level_panel(frame, scorer="who", reference="people", **kw)
+    with pytest.raises(metaeval.InputError, match="either judges= or scorer="):
+        metaeval.level_panel(frame, {"a": frame}, scorer="who", **kw)

@@ -173,7 +173,30 @@ class LevelPanel:
         return self.to_frame().to_string(index=False)
 
 
-def level_panel(human, judges: dict, *, level: str = "item", method: str = "pearson", system: str | None = None,
+def _split_scorers(frame, judges, scorer, reference, columns):
+    """The humans' rows and each judge's rows of one long frame with a scorer column."""
+    if judges is not None:
+        raise InputError("pass either judges= or scorer=, not both", source="<judges>",
+                         fix="with scorer=, every scorer but the reference in the one frame is a judge")
+    if not isinstance(frame, pd.DataFrame) or scorer not in frame.columns:
+        raise InputError(f"scorer={scorer!r} names a column of one long frame", source="<human>",
+                         fix="pass the long frame with system=, item=, value= and scorer= columns")
+    if any(c is None for c in columns):
+        raise InputError("a long frame with scorer= needs system=, item= and value=", source="<human>",
+                         fix="name the long frame's columns: system=, item=, value=")
+    names = frame[scorer].astype(str)
+    if not (names == str(reference)).any():
+        raise InputError(f"no rows with {scorer} == {reference!r}", source="<human>",
+                         expected=f"one of {sorted(set(names))[:8]}", fix="name the humans with reference=")
+    keep = [c for c in columns]
+    human = frame.loc[names == str(reference), keep].reset_index(drop=True)
+    judges = {str(k): g[keep].reset_index(drop=True)
+              for k, g in frame[names != str(reference)].groupby(names[names != str(reference)], sort=False)}
+    return human, judges
+
+
+def level_panel(human, judges: dict | None = None, *, scorer: str | None = None, reference: str = "human",
+                level: str = "item", method: str = "pearson", system: str | None = None,
                 item: str | None = None, value: str | None = None, ci_method: str | None = "percentile",
                 resample: str | None = None, n_resamples: int = DEFAULT_N_RESAMPLES,
                 confidence_level: float = 0.95, n_permutations: int = 1000, permutation: str = "both",
@@ -184,9 +207,16 @@ def level_panel(human, judges: dict, *, level: str = "item", method: str = "pear
     Parameters
     ----------
     human : DataFrame or 2-D array
-        Human score matrix (systems × items), as in :func:`metaeval.level_correlation`.
-    judges : dict
-        Judge name → score matrix with the same labels.
+        Human score matrix (systems × items), as in :func:`metaeval.level_correlation`; or, with
+        ``scorer=``, one long frame holding every scorer's rows (``system``, ``item``, ``value`` and
+        the ``scorer`` column).
+    judges : dict, optional
+        Judge name → score matrix with the same labels (not with ``scorer=``).
+    scorer : str, optional
+        The column of a long ``human`` frame naming who scored each row: the rows of ``reference``
+        are the humans', every other scorer is a judge.
+    reference : str, default "human"
+        The humans' name in the ``scorer`` column.
     level, method, system, item, value, undefined, average, epsilon
         As in :func:`metaeval.level_correlation`.
     ci_method : {"percentile", "basic"}
@@ -225,6 +255,8 @@ def level_panel(human, judges: dict, *, level: str = "item", method: str = "pear
     >>> list(panel.estimates.to_frame()["judge"])
     ['a', 'b']
     """
+    if scorer is not None:
+        human, judges = _split_scorers(human, judges, scorer, reference, (system, item, value))
     if not isinstance(judges, dict) or len(judges) < 2:
         raise InputError("level_panel needs a dict of at least two judges", source="<judges>",
                          fix="pass {name: score matrix, ...}")
