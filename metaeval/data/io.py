@@ -94,27 +94,28 @@ _CHUNK = 1 << 20
 _LIMIT_DEFAULTS = {"MAX_DECOMPRESSED_BYTES": MAX_DECOMPRESSED_BYTES, "MAX_LINE_BYTES": MAX_LINE_BYTES}
 
 
-def _limit(name: str) -> int:
-    """The byte limit ``name`` (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES`): the environment
-    variable ``METAEVAL_<name>`` when set, else the module's value; either must be a positive whole
-    number of bytes (an InputError naming the variable, or the attribute, otherwise)."""
-    default = _LIMIT_DEFAULTS[name]
+def _limit(name: str, value=None, default=None, owner: str = "metaeval.data.io") -> int:
+    """The byte limit ``name`` (:data:`MAX_DECOMPRESSED_BYTES`, :data:`MAX_LINE_BYTES`, or another
+    module's, given as ``value`` with its ``default`` and ``owner``): the environment variable
+    ``METAEVAL_<name>`` when set, else the module's value; either must be a positive whole number of
+    bytes (an InputError naming the variable, or the attribute, otherwise)."""
+    default = _LIMIT_DEFAULTS[name] if default is None else default
     env = os.environ.get(f"METAEVAL_{name}")
     if env is not None and env.strip():
         try:
-            value = int(env.strip())
+            number = int(env.strip())
         except ValueError:
-            value = None
-        if value is None or value < 1:
+            number = None
+        if number is None or number < 1:
             raise InputError(f"METAEVAL_{name} is not a positive whole number of bytes: {env!r}",
                              source="<environment>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
                              fix=f"set METAEVAL_{name}={default} (or unset it for the default)") from None
-        return value
-    value = globals()[name]
+        return number
+    value = globals()[name] if value is None else value
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"metaeval.data.io.{name} is not a positive whole number of bytes: {value!r}",
+        raise InputError(f"{owner}.{name} is not a positive whole number of bytes: {value!r}",
                          source="<settings>", expected=f"a whole number of bytes of at least 1, e.g. {default}",
-                         fix=f"assign metaeval.data.io.{name} = {default}")
+                         fix=f"assign {owner}.{name} = {default}")
     return int(value)
 
 

@@ -47,6 +47,7 @@ LOG_FATES = ("read", "unscored", "cancelled", "errored", "duplicate", "context",
 #: it by assignment (``metaeval.data.logs.base.MAX_LOG_BYTES``) or with the environment variable
 #: ``METAEVAL_MAX_LOG_BYTES`` (bytes).
 MAX_LOG_BYTES = 512 * 2 ** 20
+_DEFAULT_MAX_LOG_BYTES = MAX_LOG_BYTES
 
 #: The columns every frame of :func:`metaeval.read_eval_log` has, in this order.
 COLUMNS = ("item", "scorer", "epoch", "value", "score", "role", "model", "format", "source", "record")
@@ -72,7 +73,7 @@ def _line_numbers(lines):
 def _limit() -> int:
     from ..io import _limit as io_limit
 
-    return io_limit("MAX_LOG_BYTES", MAX_LOG_BYTES)
+    return io_limit("MAX_LOG_BYTES", MAX_LOG_BYTES, _DEFAULT_MAX_LOG_BYTES, owner="metaeval.data.logs.base")
 
 
 def _too_big(name: str, size: int, limit: int, what: str = "the file") -> InputError:
