@@ -184,6 +184,21 @@ def llmbar_repeats(data: Path, evaluator: str = "Falcon", strategy: str = "Swap"
                          "score": (p["winner"] == "1").astype(int)}).sort_values(["item", "run"])
 
 
+def hanna_levels(data: Path) -> pd.DataFrame:
+    """HANNA's 10 systems × 96 stories: ``system, item, human`` (the Coherence ratings) and three
+    metrics (BLEU, chrF, BERTScore F1), renamed; one row per system and story, from the per-story lists
+    of ``hanna_metric_scores.csv`` (the Human row, which has no metric scores, left out)."""
+    raw = pd.read_csv(data / "hanna" / "hanna_metric_scores.csv", encoding="utf-8")
+    raw = raw[raw["Model"] != "Human"]
+    cols = {"Coherence": "human", "BLEU Ξ§": "bleu", "chrF Ξ§": "chrf", "BERTScore F1 Ξε": "bertscore_f1"}
+    rows = []
+    for _, r in raw.iterrows():
+        values = {new: json.loads(r[old]) for old, new in cols.items()}
+        for i in range(len(values["human"])):
+            rows.append({"system": r["Model"], "item": i, **{k: v[i] for k, v in values.items()}})
+    return pd.DataFrame(rows)
+
+
 def derive(name: str, data: Path, target: Path) -> Path:
     """Write the derived table ``name`` (``derived/NAME``) from ``data`` to ``target``."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -200,6 +215,8 @@ def derive(name: str, data: Path, target: Path) -> Path:
     elif name in ("llmjudge_baseline.csv", "llmjudge_baseline_production.csv", "llmjudge_stream.csv"):
         df = llmjudge_monitoring(data)[("llmjudge_baseline.csv", "llmjudge_baseline_production.csv",
                                         "llmjudge_stream.csv").index(name)]
+    elif name == "hanna_levels.csv":
+        df = hanna_levels(data)
     elif name == "llmbar_repeats.csv":
         df = llmbar_repeats(data)
     elif name in ("dl21_binary_validation.csv", "dl21_binary_judge.csv"):
