@@ -331,7 +331,8 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
     range over the box for two categories, conservative beyond). Krippendorff's α (nominal, two
     raters) is 1 − (1 − p_o)/(1 − Σ_k π_k²) in the population, with π_k the pooled margins; the same
     union bound over p_o and the pooled margins gives its sequence. The ``estimate`` column is the
-    sample statistic at each look (for α, Krippendorff's small-sample form).
+    sample statistic at each look, computed by the registry's kernel of ``cohen_kappa`` or
+    ``krippendorff_alpha`` (nominal) on the running table.
 
     References
     ----------
@@ -406,18 +407,26 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
         free = cats[1:] if k == 2 else cats
         R = np.stack([np.asarray([v == c for v in ref], dtype=float) for c in free], axis=1)
         C = np.stack([np.asarray([v == c for v in jud], dtype=float) for c in free], axis=1)
-        nl = looks.astype(float)
+        # the estimate at each look: the registry's kernel on the running K × K table (one definition)
+        from ..core import registry
+
+        ri = np.searchsorted(cats, ref) if cats.dtype != object else np.array([list(cats).index(v) for v in ref])
+        ji = np.searchsorted(cats, jud) if cats.dtype != object else np.array([list(cats).index(v) for v in jud])
+        cells = np.zeros((n_total, k * k))
+        cells[np.arange(n_total), ri * k + ji] = 1.0
+        tables = np.cumsum(cells, axis=0)[looks - 1]
+        name = "cohen_kappa" if statistic == "cohen_kappa" else "krippendorff_alpha_nominal"
+        with np.errstate(divide="ignore", invalid="ignore"):
+            est = np.asarray(registry.resolve(name).kernel(k)(tables), dtype=float)
         if statistic == "cohen_kappa":
             m = 1 + 2 * R.shape[1]
             a = alpha / m
             po, po_lo, po_hi = _box(agree[:, None], looks, a, t_opt)
             r, r_lo, r_hi = _box(R, looks, a, t_opt)
             c, c_lo, c_hi = _box(C, looks, a, t_opt)
-            pe = ((r * c).sum(axis=1) + (1 - r[:, 0]) * (1 - c[:, 0])) if k == 2 else (r * c).sum(axis=1)
             pe_lo, pe_hi = _pe_range(r_lo, r_hi, c_lo, c_hi)
             po, po_lo, po_hi = po[:, 0], po_lo[:, 0], po_hi[:, 0]
             with np.errstate(divide="ignore", invalid="ignore"):
-                est = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
                 low = np.where(pe_hi < 1, (po_lo - pe_hi) / (1 - pe_hi), -1.0)
                 high = np.where(pe_lo < 1, (po_hi - pe_lo) / (1 - pe_lo), 1.0)
         else:
@@ -426,12 +435,9 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
             a = alpha / m
             po, po_lo, po_hi = _box(agree[:, None], looks, a, t_opt)
             p, p_lo, p_hi = _box(P, looks, a, t_opt)
-            q = (p[:, 0] ** 2 + (1 - p[:, 0]) ** 2) if k == 2 else (p ** 2).sum(axis=1)
             q_lo, q_hi = _q_range(p_lo, p_hi)
             po, po_lo, po_hi = po[:, 0], po_lo[:, 0], po_hi[:, 0]
-            nv = 2 * nl
             with np.errstate(divide="ignore", invalid="ignore"):
-                est = np.where(q < 1, 1 - (nv - 1) / nv * (1 - po) / (1 - q), np.nan)
                 low = np.where(q_hi < 1, 1 - (1 - po_lo) / (1 - q_hi), -1.0)
                 high = np.where(q_lo < 1, 1 - (1 - po_hi) / (1 - q_lo), 1.0)
         low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
