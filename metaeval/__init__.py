@@ -62,7 +62,7 @@ _LAZY = {
     "label_budget": "inference.budget", "required_labels": "inference.budget",
     # reviewer mode
     "check_claims": "review.claims",
-    # many judges: panels (issue #22)
+    # many judges: panels
     "judge_panel": "panels.panel", "jury_vs_best": "panels.panel", "PanelResult": "panels.panel",
     "JuryComparison": "panels.panel",
     # many judges: juries

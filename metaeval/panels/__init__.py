@@ -1,4 +1,4 @@
-"""Many judges: panels with paired comparisons, juries that combine judges (issue #22)."""
+"""Many judges: panels with paired comparisons, juries that combine judges."""
 
 from .jury import JuryResult, JurySelection, jury, select_jury
 from .panel import JuryComparison, PanelResult, judge_panel, jury_vs_best

@@ -1,4 +1,4 @@
-"""Reviewer mode: check a paper's claims from the numbers it reports (issue #21)."""
+"""Reviewer mode: check a paper's claims from the numbers it reports."""
 
 from .claims import check_claims
 from .prose import find_claims

@@ -1,4 +1,4 @@
-"""Judge-validation claims checked from the numbers a paper reports (reviewer mode, issue #21).
+"""Judge-validation claims checked from the numbers a paper reports (reviewer mode).
 
 :func:`check_claims` takes claims — each a ``kind`` and the reported numbers — and returns one row
 per claim: the reported number, the number recomputed from what else is reported, its interval, a

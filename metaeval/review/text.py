@@ -1,4 +1,4 @@
-"""Reported test results in a text, checked statcheck's way (issue #21).
+"""Reported test results in a text, checked statcheck's way.
 
 ``review_text`` finds APA-style results of t, F, r, chi-square, z and Q tests in running text
 ("t(28) = 2.20, p = .03", "χ2(1, N = 226) = 6.90, p < .01", "Q-between(2) = 2.2, ns"), recomputes

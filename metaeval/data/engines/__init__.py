@@ -22,13 +22,13 @@ __all__ = ["ENGINES", "AUTO_DUCKDB_BYTES", "AUTO_DUCKDB_ROWS", "choose_engine", 
 ENGINES = ("auto", "pandas", "duckdb", "spark")
 
 #: ``engine="auto"`` uses DuckDB for text files (qrels, CSV, TSV, JSON) from this size on (both sides
-#: together). Measured by H-duckdb (issue #11) on this project's 2-core machine while other jobs ran
+#: together). Measured on this project's 2-core machine while other jobs ran
 #: (load average 6-8, so absolute times are slow), two qrels files of n lines each (18 bytes a line),
 #: ``align(..., by="query_id", rows=False)``, best of two, pandas path vs DuckDB engine:
 #: n = 100k: 0.21 s / 0.39 s; 300k: 0.53 s / 0.74 s; 1M: 1.85 s / 2.75 s; 2M: 4.25 s / 5.36 s;
 #: 10M: 51.8 s and 3.24 GB peak RSS / 37-48 s and 1.18 GB. The switch sat near 3.5M lines a side:
 #: 128 MB of text for both files. Since the DuckDB engine streams its key group-by (third session of
-#: issue #11, quiet machine, 39-byte lines, best of two): 20k lines: 0.05 s / 0.12 s; 100k: 0.14 s /
+#: quiet machine, 39-byte lines, best of two): 20k lines: 0.05 s / 0.12 s; 100k: 0.14 s /
 #: 0.18 s; 300k: 0.47 s / 0.37 s; 1M: 1.23 s / 0.96 s. DuckDB now leads from ~200k lines, but by
 #: less than a second below the switch, where the pandas engine's rows (a ``Paired``, which every
 #: analysis takes) are worth more than the time; the switch stays where DuckDB's memory limit starts

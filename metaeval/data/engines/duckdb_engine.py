@@ -39,7 +39,7 @@ from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, ru
 __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 
 #: DuckDB's memory limit when the engine opens its own connection (beyond it DuckDB spills to a
-#: temporary folder). Measured on two 10M-line qrels files (H-duckdb, issue #11; 2 cores under load):
+#: temporary folder). Measured on two 10M-line qrels files (2 cores under load):
 #: 1GB: 47-66 s, 1.18 GB peak RSS of the whole process; 1600MB: 31 s, 1.71 GB. 1500MB keeps the peak
 #: under 2 GB with room for the statistics; pass ``memory_limit=`` for more, or set the environment
 #: variable ``METAEVAL_DUCKDB_MEMORY_LIMIT`` (e.g. ``4GB``; it also reaches ``metaeval.align``).
@@ -48,7 +48,7 @@ DEFAULT_MEMORY_LIMIT = "1500MB"
 #: Rows (of both sides) beyond which the group-by that pairs the keys does not group on the key text:
 #: the common case's streamed group-by (``plan._fused``) groups on a 128-bit fingerprint of the keys
 #: instead, and the exact path (conflicting labels, ``rows=True``) groups in passes over hash partitions
-#: of the keys, this many rows a pass (H-duck100, issue #11: one group-by on the text of 2 x 100M
+#: of the keys, this many rows a pass (one group-by on the text of 2 x 100M
 #: Parquet rows ran out of memory at a 1.5 GB and a 3 GB limit). Environment variable:
 #: ``METAEVAL_DUCKDB_GROUP_ROWS``.
 GROUP_ROWS = 30_000_000
@@ -119,7 +119,7 @@ def group_rows_setting() -> int | None:
 def _group_rows(con, limit: str | None = None) -> int:
     """:data:`GROUP_ROWS` scaled by the connection's memory limit over :data:`DEFAULT_MEMORY_LIMIT`: a
     group-by on the key text needs memory in proportion to its rows (2 x 10M rows with topics interleaved
-    ran out of memory at 250 MB and fit in 500 MB; issue 19)."""
+    ran out of memory at 250 MB and fit in 500 MB)."""
     limit = _memory_bytes(limit) if limit else None
     if limit is None:  # a connection of the caller's: its setting as DuckDB prints it (rounded)
         try:
@@ -246,7 +246,7 @@ def _parquet_rows(files: Sequence[str]) -> int | None:
 
 #: Bytes of spill per input row (both sides) beyond the memory limit that the spill check assumes:
 #: two 100M-row Parquet files (integer and string keys) spilled 8.5-11 GB at the 1.5 GB default limit
-#: (issue 19's runs of benchmarks/bench_align.py and bench_shapes.py), 43-55 bytes a row; rounded up.
+#: (runs of benchmarks/bench_align.py and bench_shapes.py), 43-55 bytes a row; rounded up.
 SPILL_BYTES_PER_ROW = 56
 
 

@@ -838,7 +838,7 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     in the group key whose value changes from row to row (keys in document order, topics interleaved)
     made DuckDB's group-by run out of memory at any limit the input exceeded by about ten times,
     where the same text constant over long runs (rows sorted by topic) or fixed-width keys did not
-    (issue 19, finding 8: measured on 2 x 10M rows at a 150 MB limit and 2 x 100M at 1.5 GB). Two
+    (measured on 2 x 10M rows at a 150 MB limit and 2 x 100M at 1.5 GB). Two
     distinct keys merge only when both hashes collide: for n keys, a chance of about n² / 2¹²⁹
     (below 10⁻²² at 10⁸ keys).
 
@@ -893,7 +893,7 @@ _INT_CODES = 30
 def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, hashed, grouped):
     """The common case in one pass over each side: :func:`_fused`'s key group-by with the fates counted
     inside it, instead of a counting pass over each side first (which cost as much again as the
-    group-by: issue 25, item 12).
+    group-by).
 
     The label codes need no first pass: the declared scale's levels (out-of-scale rows leave the
     group-by with a fate), or without a scale the integers 0-29 (another label, a conflict, a row a
