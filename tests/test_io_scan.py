@@ -58,6 +58,11 @@ def scanner_equals_python_test(tmp_path_factory, parts, gz):
         assert got[k] == want[k], (k, data)
     assert got["records"] == _records(data)
     assert got["bytes"] == len(data) and got["gzip"] == gz
+    # the counting-only scan (no line located: the DuckDB engine's clean qrels files)
+    fast = mio._scan_text(path, watch=bytes([9, 11]), limit=False, longest=False)
+    for k in ("lines", "ascii", "watched", "bytes"):
+        assert fast[k] == (want[k] if k != "bytes" else len(data)), (k, data)
+    assert fast["longest"] is None
 
 
 def records_match_the_csv_module_test(tmp_path):
@@ -78,3 +83,5 @@ def scan_spans_chunks_test(tmp_path, monkeypatch):
     got = mio._scan_text(path, quotes=True, utf8=True)
     assert got["records"] == 11 and got["lines"] == 16 and got["utf8"] and not got["ascii"]
     assert got["longest"] == max(len(x) for x in data.split(b"\n"))
+    fast = mio._scan_text(path, limit=False, longest=False)
+    assert fast["lines"] == 16 and not fast["ascii"]

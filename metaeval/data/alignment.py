@@ -519,6 +519,12 @@ def group_text(values) -> pd.Series:
     v = pd.Series(values)
     if v.dtype.kind in "iub":
         return v.astype(str).astype(object)
+    if isinstance(v.dtype, pd.StringDtype):  # text already: only its missing values become None
+        out = v.astype(object)
+        na = v.isna().to_numpy()
+        if na.any():
+            out[na] = None
+        return out
     out = [None if (x is None or (not isinstance(x, str) and pd.isna(x))) else
            (x if isinstance(x, str) else str(x.item() if isinstance(x, np.generic) else x)) for x in v]
     return pd.Series(out, dtype=object, index=v.index)

@@ -565,24 +565,30 @@ class _Loader:
             # Python's str.strip removes); not when the file holds the other delimiter or a NUL byte (then
             # the pandas reader splits it differently)
             other = 32 if tab else 9
-            scan = _scan_text(name, watch=bytes([other, 11, 12, 28, 29, 30, 31]), limit=False)
+            scan = _scan_text(name, watch=bytes([other, 11, 12, 28, 29, 30, 31]), limit=False, longest=False)
             if not scan["nul"] and other not in scan["watched"]:
                 n_lines, clean = scan["lines"], scan["ascii"] and not scan["watched"]
                 kind = "clean" if clean else "str"  # ids without white space to trim
                 delim = "\t" if tab else " "
-                try:
+                read = (f"read_csv({src}, columns = {{'q': 'VARCHAR', 'i': 'VARCHAR', 'd': 'VARCHAR', "
+                        f"'r': 'VARCHAR'}}, delim = {DUCKDB.literal(delim)}, quote = '', escape = '', "
+                        f"header = false, auto_detect = false, strict_mode = true, null_padding = false, "
+                        f"compression = 'none')")
+
+                def define(v, numbers):  # numbers: "row_number() OVER ()" (in reading order) or NULL
                     self.con.execute(
-                        f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT q AS query_id, d AS doc_id, "
+                        f"CREATE OR REPLACE TEMP VIEW {v} AS SELECT q AS query_id, d AS doc_id, "
                         f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {DUCKDB.literal(name)} AS _source, "
                         f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR length(r) > 16 "
                         f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r) AS _bad_line "
-                        f"FROM (SELECT row_number() OVER () AS _n, * FROM read_csv({src}, "
-                        f"columns = {{'q': 'VARCHAR', 'i': 'VARCHAR', 'd': 'VARCHAR', 'r': 'VARCHAR'}}, "
-                        f"delim = {DUCKDB.literal(delim)}, quote = '', escape = '', header = false, "
-                        f"auto_detect = false, strict_mode = true, null_padding = false, compression = 'none')) t")
+                        f"FROM (SELECT {numbers} AS _n, * FROM {read}) t")
+
+                try:
+                    define(view, "row_number() OVER ()")
+                    define(view + "_c", "CAST(NULL AS BIGINT)")  # the same rows unnumbered, for counting
                     return SideInput(view, name, {"query_id": kind, "doc_id": kind, "relevance": "int"},
                                      check="_bad_line", expect_rows=n_lines, fallback=fallback, rows=n_lines,
-                                     materialize=False, stable_rid=False)
+                                     materialize=False, stable_rid=False, counted=view + "_c")
                 except Exception as exc:
                     if _interrupted(exc):
                         raise
@@ -990,7 +996,7 @@ def align_duckdb(reference, candidate, *, on: str | Sequence[str] = ("query_id",
             for i in range(1, loader.n + 1):
                 base = f"_me_in{i}_{id(loader):x}"
                 for stmt in (f"DROP VIEW IF EXISTS {base}", f"DROP TABLE IF EXISTS {base}_l",
-                             f"DROP TABLE IF EXISTS {base}_f", f"DROP VIEW IF EXISTS {base}_r"):
+                             f"DROP TABLE IF EXISTS {base}_f", f"DROP VIEW IF EXISTS {base}_r", f"DROP VIEW IF EXISTS {base}_c"):
                     try:
                         con.execute(stmt)
                     except Exception:

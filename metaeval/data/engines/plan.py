@@ -217,6 +217,10 @@ class SideInput:
         Whether ``_rid`` is a stored column (Parquet row numbers, a frame's positions) rather than the
         order in which the engine reads the input (``row_number() OVER ()``): views over the latter
         are only read with the engine keeping rows in order.
+    counted : str, optional
+        A view of the same rows without their numbers (``_rid`` and ``_line`` NULL), for a pass that
+        only counts: numbering the rows as the engine reads them holds the input in order, which
+        costs more than the count itself (the DuckDB engine's qrels files).
     """
 
     view: str
@@ -229,6 +233,7 @@ class SideInput:
     stable_rid: bool = True
     files: tuple = ()
     rows: int | None = None
+    counted: str | None = None
 
 
 def check_policies(on, duplicates, out_of_scale, refusals, unjudged, names, label):
@@ -657,10 +662,11 @@ def _check_columns(s: SideInput, on, lab):
 
 
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
-           by_meta, count: bool = True):
+           by_meta, count: bool = True, view: str | None = None):
     """A side's rows with their keys, labels and first fates, as a table (``s.materialize``) or a view,
     and its counts (one pass over the input); returns (table or view, stats) with stats ``n, bad, ref,
-    oos, check`` (rows the fast reader did not vouch for)."""
+    oos, check`` (rows the fast reader did not vouch for). ``view``: read this view of the side
+    instead of ``s.view`` (its ``counted`` view, in a pass that needs no row numbers)."""
     ex, q = p.ex, p.q
     cols = s.columns
     # integral float key columns become integer text, as in the pandas path
@@ -687,7 +693,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         meta_sel = "".join(f", {q(c)} AS {q('_m_' + c)}" for c in by_meta)
         chk = f"({s.check})" if s.check else "FALSE"
         inner = (f"SELECT _rid, _line, _source, {key_sel}{raw_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, "
-                 f"{flag} AS _flg, {chk} AS _chk{meta_sel} FROM {s.view}")
+                 f"{flag} AS _flg, {chk} AS _chk{meta_sel} FROM {view or s.view}")
         mk = " OR ".join(f"{k} IS NULL OR {k} = ''" for k in keys)
         ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
         relabel = not isinstance(refusals, str)
@@ -900,14 +906,16 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     fast reader cannot vouch for or an input of unknown size: None, and the caller takes the two-pass
     path). Rows with a fate decided row by row do not join the key groups: each goes to a group of
     its own per side, fate and flag (``_x``, NULL for the rows left), so that one group-by counts
-    both. Each row weighs 1 on side 0 and 2³² on side 1 (``_w``): the sum per group holds both sides'
-    rows (inputs under 2³¹ rows a side).
+    both. Each row weighs 1 on side 0 and W on side 1 (``_w``): the sum per group holds both sides'
+    rows. W = 2²⁶ as a DOUBLE when each side has under 2²⁵ rows (every sum stays an integer below 2⁵³,
+    so exact; DuckDB sums doubles faster than it sums BIGINTs into 128 bits), else 2³² as a BIGINT
+    (inputs under 2³¹ rows a side).
 
     Returns (built, counts): the sides as :func:`_build` holds them, with the statistics its counting
     pass gives, and :func:`_fused`'s counts; or None.
     """
-    built = [_build(p, s, si, on, keys, lab, scale, out_of_scale, None, None, refusals, [], count=False)
-             for si, (s, lab) in enumerate(zip(sides, labels))]
+    built = [_build(p, s, si, on, keys, lab, scale, out_of_scale, None, None, refusals, [], count=False,
+                    view=s.counted) for si, (s, lab) in enumerate(zip(sides, labels))]
     if scale is not None:
         levels = [float(v) for v in scale.levels]
         if len(levels) > _INT_CODES:
@@ -925,30 +933,55 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
             if p.d.name == "duckdb":
                 return f"(CAST(1 AS BIGINT) << ({code} + {31 * si}))"
             return f"CAST(pow(2, {code} + {31 * si}) AS BIGINT)"
-    # (up to group_rows: the group key is the key text; beyond, the caller takes the two-pass path)
-    gcols = gkeys = ", ".join(keys)
-    carried = ""
+    # (up to group_rows: the group key is the key text; beyond, the caller takes the two-pass path).
+    # A row with a fate is a group of its own per side, fate and flag (_x). With several key columns it
+    # leaves the first ones NULL (a row left has every key, none empty) and holds _x in the last: the
+    # group key stays the key columns (one column fewer to hash and compare than keys + _x).
     alive = "(_fate IS NULL AND NOT _oos AND NOT _chk)"
     gsel = ", ".join([f"{k} AS _g{i}" for i, k in enumerate(hashed)] + ["_mask", "_x"])
     gby = ", ".join([f"_g{i}" for i in range(len(hashed))] + ["_mask", "_x"])
+    folded = len(keys) > 1
+    small = all(s.rows < 2 ** 25 for s in sides)
+    w1, wtype, wsum = (2 ** 26, "DOUBLE", "sum(_w)") if small else (2 ** 32, "BIGINT", "CAST(sum(_w) AS BIGINT)")
 
     def flag(c):
         return f"CASE WHEN {c} THEN '1' ELSE '0' END"
 
+    def side(si, b, where):
+        x = (f"concat('{si}|', coalesce(_fate, ''), '|', {flag('_bad')}, {flag('_oos')}, {flag('_chk')})")
+        if folded:
+            kcols = ", ".join([f"CASE WHEN _a THEN {k} END AS {k}" for k in keys[:-1]]
+                              + [f"CASE WHEN _a THEN {keys[-1]} ELSE {x} END AS {keys[-1]}"])
+        else:
+            kcols = f"{keys[0]}, CASE WHEN _a THEN NULL ELSE {x} END AS _x"
+        return (f"SELECT {kcols}, CASE WHEN _a THEN {bits(si)} ELSE CAST(0 AS BIGINT) END AS _bit, "
+                f"CAST({w1 if si else 1} AS {wtype}) AS _w FROM (SELECT *, {alive} AS _a FROM {b[0]}) s{si}"
+                f"{where}")
+
     def query(passes, i):
         where = f" WHERE {p.d.hash64(keys)} % {passes} = {i}" if passes > 1 else ""
-        parts = [f"SELECT * FROM (SELECT {gcols}, CASE WHEN {alive} THEN {bits(si)} "
-                 f"ELSE CAST(0 AS BIGINT) END AS _bit, CAST({2 ** 32 if si else 1} AS BIGINT) AS _w, "
-                 f"CASE WHEN {alive} THEN NULL ELSE concat('{si}|', coalesce(_fate, ''), '|', {flag('_bad')}, "
-                 f"{flag('_oos')}, {flag('_chk')}) END AS _x FROM {b[0]}) s{si}{where}"
-                 for si, b in enumerate(built)]
+        parts = [side(si, b, where) for si, b in enumerate(built)]
+        gkeys = ", ".join(keys if folded else keys + ["_x"])
+        xcol = f"CASE WHEN {keys[0]} IS NULL THEN {keys[-1]} END AS _x" if folded else "_x"
         # the keys' label masks counted per group: the few masks are decoded here, not per key in SQL
-        inner = (f"SELECT {gkeys}, _x{carried}, bit_or(_bit) AS _mask, CAST(sum(_w) AS BIGINT) AS _cnt "
-                 f"FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}, _x")
+        inner = (f"SELECT {', '.join(keys)}, {xcol}, bit_or(_bit) AS _mask, {wsum} AS _cnt "
+                 f"FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}")
         return p.ex.frame(f"SELECT {gsel}, count(*) AS n, CAST(sum(_cnt) AS BIGINT) AS _rows "
                           f"FROM ({inner}) g GROUP BY {gby}")
 
-    out = _in_passes(p, query, [c.strip() for c in gby.split(",")])
+    # rows that carry no numbers (or stored ones) may be read in any order; the order is kept again
+    # after (the engine's state before: a view that numbers rows as it reads them needs it)
+    relax = all(s.stable_rid or s.counted for s in sides)
+    if relax:
+        _order_matters(p.ex, False)
+    try:
+        out = _in_passes(p, query, [c.strip() for c in gby.split(",")])
+    finally:
+        if relax:
+            _order_matters(p.ex, True)
+    # what follows (an error naming a line, the exact path) reads the sides with their row numbers
+    built = [(_build(p, s, si, on, keys, lab, scale, out_of_scale, None, None, refusals, [], count=False)[0],
+              b[1]) if s.counted else b for si, (s, lab, b) in enumerate(zip(sides, labels, built))]
     x = out["_x"]
     fated, left = out[x.notna()], out[x.isna()].drop(columns="_x").reset_index(drop=True)
     mask = left["_mask"].to_numpy(dtype=np.int64)
@@ -967,17 +1000,17 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     m_ = left["_m"].to_numpy()
     for si, b in enumerate(built):
         st = b[1]
-        st.update(n=int((packed >> 32).sum() if si else (packed & 0xFFFFFFFF).sum()), bad=0, ref=0, oos=0, check=0,
+        st.update(n=int((packed // w1).sum() if si else (packed % w1).sum()), bad=0, ref=0, oos=0, check=0,
                   fates={})
         present = m_ != ("right" if si == 0 else "left")
         labs = left[("reference", "candidate")[si]].to_numpy()[present]
         if np.isnan(labs).any():  # a label without a code: the two-pass path
             return None
-        st["labels"] = sorted({float(v) for v in labs})
+        st["labels"] = [float(v) for v in np.unique(labs)]
     for xs, r in zip(fated["_x"], fated["_rows"].to_numpy(dtype=np.int64)):
         si, fate, flags = xs.split("|")
         si = int(si)
-        c = int(r >> 32) if si else int(r & 0xFFFFFFFF)
+        c = int(r // w1) if si else int(r % w1)
         st = built[si][1]
         st["n"] += c
         if fate:
