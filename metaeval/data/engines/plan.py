@@ -296,6 +296,8 @@ class _Plan:
         self.q = quote
         self.tag = "_me" + uuid.uuid4().hex[:10]
         self.made: list[str] = []
+        #: key columns held as integers (see :func:`_integer_keys`); every other key is text
+        self.int_keys: frozenset = frozenset()
 
     def table(self, suffix: str, select: str) -> str:
         name = f"{self.tag}_{suffix}"
@@ -426,6 +428,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
 
     ex, q = p.ex, p.q
     sides = list(sides)
+    p.int_keys = _integer_keys(sides, on, rows)
     # a group column is a key, else a reference column, else a candidate column (the pairs' naming)
     by_side = {}
     for c in by:
@@ -661,6 +664,21 @@ def _check_columns(s: SideInput, on, lab):
                          expected=f"one of {', '.join(map(str, cols))}", fix="name the label column with label=")
 
 
+def _integer_keys(sides, on, rows: bool) -> frozenset:
+    """The key columns both sides hold as integers, kept as integers (the others become text).
+
+    Two integers are equal exactly when their text is (the text of an integer is canonical), so the
+    pairs and every count are those of text keys; a fixed-width group key is hashed and compared
+    without making 2 x 10⁸ strings, and needs no fingerprint to stay within memory (see
+    :func:`_fused`). Not when rows are brought back (their keys are text, as the pandas path gives
+    them), and not for a side a fast reader loaded (it may hand the file to the pandas reader, whose
+    keys are text).
+    """
+    if rows or any(s.check is not None for s in sides):
+        return frozenset()
+    return frozenset(c for c in on if all(s.columns.get(c) == "int" for s in sides))
+
+
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
            by_meta, count: bool = True, view: str | None = None):
     """A side's rows with their keys, labels and first fates, as a table (``s.materialize``) or a view,
@@ -685,7 +703,8 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not as_table and count else []
 
     def select(kinds):
-        key_sel = ", ".join(f"{p.key_expr(c, kinds[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
+        key_sel = ", ".join((f"CAST({q(c)} AS BIGINT)" if c in p.int_keys else
+                             p.key_expr(c, kinds[c], integral.get(c, False))) + f" AS {k}" for c, k in zip(on, keys))
         raw_sel = "".join(f", {q(on[i])} AS _raw{i}" for i in trim_check)
         lab_num, lab_bad = p.label_exprs(lab, kinds[lab])
         flag = p.flag_expr(refusal_flag, kinds[refusal_flag]) if refusal_flag is not None and refusal_flag in kinds \
@@ -694,7 +713,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         chk = f"({s.check})" if s.check else "FALSE"
         inner = (f"SELECT _rid, _line, _source, {key_sel}{raw_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, "
                  f"{flag} AS _flg, {chk} AS _chk{meta_sel} FROM {view or s.view}")
-        mk = " OR ".join(f"{k} IS NULL OR {k} = ''" for k in keys)
+        mk = " OR ".join(f"{k} IS NULL" + ("" if c in p.int_keys else f" OR {k} = ''") for c, k in zip(on, keys))
         ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
         relabel = not isinstance(refusals, str)
         lab2 = f"CASE WHEN _ref THEN {_double(refusals)} ELSE _lab END" if relabel else "_lab"
@@ -846,7 +865,8 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     where the same text constant over long runs (rows sorted by topic) or fixed-width keys did not
     (measured on 2 x 10M rows at a 150 MB limit and 2 x 100M at 1.5 GB). Two
     distinct keys merge only when both hashes collide: for n keys, a chance of about n² / 2¹²⁹
-    (below 10⁻²² at 10⁸ keys).
+    (below 10⁻²² at 10⁸ keys). Keys that are all integers (:func:`_integer_keys`) are fixed-width
+    already: they stay the group key, exact.
 
     When the engine runs out of memory all the same (an engine that says so: ``ex.out_of_memory``),
     the group-by runs again in passes over hash partitions of the key (4, then 16, then 64 passes; each
@@ -861,7 +881,7 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
         return None
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
     part = p.d.hash64(keys)
-    if _over_group_rows(p, built) > 1:
+    if _over_group_rows(p, built) > 1 and len(p.int_keys) < len(keys):  # integer keys: fixed width already
         rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
         gcols = f"{', '.join(hashed + [''])}{part} AS _h, {p.d.hash64([rev])} AS _h2"
         gkeys = "_h, _h2"
@@ -940,7 +960,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     alive = "(_fate IS NULL AND NOT _oos AND NOT _chk)"
     gsel = ", ".join([f"{k} AS _g{i}" for i, k in enumerate(hashed)] + ["_mask", "_x"])
     gby = ", ".join([f"_g{i}" for i in range(len(hashed))] + ["_mask", "_x"])
-    folded = len(keys) > 1
+    folded = len(keys) > 1 and not p.int_keys  # (a fate's text goes into a text key column)
     small = all(s.rows < 2 ** 25 for s in sides)
     w1, wtype, wsum = (2 ** 26, "DOUBLE", "sum(_w)") if small else (2 ** 32, "BIGINT", "CAST(sum(_w) AS BIGINT)")
 
@@ -1167,7 +1187,7 @@ def _dups(p: _Plan, g, b, si, side, keys, duplicates, counts, notes, conflict_ro
                       f"LIMIT 50) e ON {jk} WHERE b._fate IS NULL ORDER BY e._first{si}, b._rid")
     examples: list = []
     for r in ex_rows:
-        key = tuple(r[:len(keys)])
+        key = tuple(str(v) for v in r[:len(keys)])  # integer keys as their text (as the pandas path)
         if not examples or examples[-1][0] != key:
             examples.append((key, [], [], r[len(keys) + 2]))
         examples[-1][1].append(_num(r[len(keys)]))
