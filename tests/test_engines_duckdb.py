@@ -343,6 +343,37 @@ def big_clean_qrels_fast_path_test(tmp_path):
                 ("query_id",))
 
 
+@pytest.mark.parametrize("oos", ["drop", "error"])
+def clean_qrels_one_pass_names_out_of_scale_lines_test(tmp_path, monkeypatch, oos):
+    """Clean qrels without conflicts take the one-pass group-by, which reads the files without row
+    numbers; the out-of-scale rows it counts are then found with their line numbers (the report's
+    first lines, the error's line), as in the pandas path."""
+    import metaeval.data.engines.plan as plan
+
+    rng = np.random.default_rng(1)
+    n = 3000
+    lab = rng.integers(0, 4, n)
+    lab[[29, 2500]] = 9
+    lines = [f"{q} 0 d{i} {v}\n" for i, (q, v) in enumerate(zip(rng.integers(1, 30, n), lab))]
+    ref, cand = tmp_path / "ref.txt", tmp_path / "cand.txt"
+    ref.write_text("".join(lines))
+    cand.write_text("".join(lines[::3]))
+    seen, real = [], plan._merged
+    monkeypatch.setattr(plan, "_merged", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    kw = dict(scale=S, out_of_scale=oos)
+    if oos == "error":
+        with pytest.raises(me.InputError) as want:
+            _pandas(str(ref), str(cand), **kw)
+        with pytest.raises(me.InputError) as got:
+            align_duckdb(str(ref), str(cand), **kw, by=("query_id",))
+        assert str(got.value) == str(want.value) and "line 30" in str(got.value)
+    else:
+        res = align_duckdb(str(ref), str(cand), **kw, by=("query_id",))
+        assert_same(_pandas(str(ref), str(cand), **kw), res, ("query_id",))
+        assert res.report.out_of_scale["first_line"].tolist() == [30]
+    assert seen and seen[0] is not None  # the one pass was taken
+
+
 @pytest.mark.parametrize("dup", ["first", "last", "majority", "mean"])
 def many_distinct_labels_test(dup):
     """More than 62 distinct labels: the engine's general duplicate rule (not the coded one)."""
@@ -540,4 +571,86 @@ def padded_text_keys_are_trimmed_in_the_streamed_path_test(tmp_path):
         p = _pandas(str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet"), scale=S)
         res = align_duckdb(str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet"), scale=S, by=("query_id",))
         assert res.report.n_pairs == 4
+        assert_same(p, res, ("query_id",))
+
+
+# -- keys both sides hold as integers (kept as integers in SQL) ------------------------------------------
+
+def _int_pair(seed, conflicts):
+    """Integer keys (int32 topics, int64 documents, negative and 2^40-sized ids): identical repeats,
+    unmatched keys on both sides, an out-of-scale label and, when asked, conflicting labels."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    q = rng.integers(-3, 9, n).astype(np.int32)
+    d = (rng.integers(0, 60, n) * 2 ** 34 - 7).astype(np.int64)
+    ref = pd.DataFrame({"query_id": q, "doc_id": d, "relevance": rng.integers(0, 4, n)})
+    ref = ref.drop_duplicates(["query_id", "doc_id"]).reset_index(drop=True)
+    cand = ref.sample(frac=0.85, random_state=seed).reset_index(drop=True)
+    cand["relevance"] = (cand["relevance"] + rng.integers(0, 2, len(cand))) % 4
+    extra = pd.DataFrame({"query_id": np.array([100, 101], np.int32), "doc_id": np.array([5, 6], np.int64),
+                          "relevance": [1, 2]})
+    cand = pd.concat([cand, extra, cand.iloc[:7]], ignore_index=True)  # unmatched keys, identical repeats
+    ref = pd.concat([ref, ref.iloc[:5]], ignore_index=True)
+    ref.loc[3, "relevance"] = 7  # out of scale
+    if conflicts:
+        clash = ref.iloc[10:13].assign(relevance=lambda x: (x["relevance"] + 1) % 4)
+        ref = pd.concat([ref, clash], ignore_index=True)
+    return ref, cand
+
+
+@pytest.mark.parametrize("form", ["frame", "parquet"])
+@pytest.mark.parametrize("over", [False, True])
+@pytest.mark.parametrize("dup", ["error", "majority", "last"])
+def integer_keys_equal_the_pandas_path_test(tmp_path, monkeypatch, form, over, dup):
+    """Integer keys on both sides stay integers in SQL (the one-pass group-by, the streamed group-by
+    beyond ``group_rows`` without a fingerprint, the exact path for conflicts): the report, the
+    conflict examples (keys as text), the error and the cells equal the pandas path's."""
+    import metaeval.data.engines.plan as plan
+
+    if over:
+        monkeypatch.setenv("METAEVAL_DUCKDB_GROUP_ROWS", "100")
+    used = []
+    real = plan._integer_keys
+    monkeypatch.setattr(plan, "_integer_keys", lambda *a: used.append(real(*a)) or used[-1])
+    ref, cand = _int_pair(5, conflicts=dup != "error" or over)
+    if form == "parquet":
+        ref.to_parquet(tmp_path / "r.parquet")
+        cand.to_parquet(tmp_path / "c.parquet")
+        ref, cand = str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet")
+    kw = dict(scale=S, out_of_scale="drop", duplicates=dup, unjudged="keep")
+    if dup == "error" and over:  # conflicting labels: the same error, naming the key as text
+        with pytest.raises(me.InputError) as want:
+            _pandas(ref, cand, **kw)
+        with pytest.raises(me.InputError) as got:
+            align_duckdb(ref, cand, **kw, by=("query_id",))
+        assert str(got.value) == str(want.value)
+        assert used[-1] == {"query_id", "doc_id"}
+        return
+    p = _pandas(ref, cand, **kw)
+    res = align_duckdb(ref, cand, **kw, by=("query_id",))
+    assert used[-1] == {"query_id", "doc_id"}
+    assert_same(p, res, ("query_id",))
+    # five repeats, less the one whose first row left out of scale (dropped before the duplicates)
+    assert res.report.counts[("reference", "duplicate_identical")] == 4
+    assert res.report.counts[("candidate", "unmatched")] == 2
+    if dup != "error":
+        assert len(res.report.conflicts) == 3 and all(isinstance(k, str) for k in res.report.conflicts["key"])
+
+
+def integer_keys_against_text_keys_test():
+    """One side's keys integers, the other's text: keys are compared as text (1 pairs with "1");
+    rows=True keeps text keys too."""
+    import metaeval.data.engines.plan as plan
+
+    ref, cand = _int_pair(6, conflicts=False)
+    cand_txt = cand.astype({"query_id": str, "doc_id": str})
+    kw = dict(scale=S, out_of_scale="drop")
+    for c, rows in ((cand_txt, False), (cand, True)):
+        assert plan._integer_keys([plan.SideInput("r", "r", {"query_id": "int", "doc_id": "int"}),
+                                   plan.SideInput("c", "c", {"query_id": "int" if c is cand else "str",
+                                                             "doc_id": "int"})], ("query_id", "doc_id"), rows) \
+            == ({"doc_id"} if not rows else set())
+        p = _pandas(ref, c, **kw)
+        res = align_duckdb(ref, c, **kw, by=("query_id",), rows=rows)
+        assert res.report.n_pairs == p.report.n_pairs > 200
         assert_same(p, res, ("query_id",))
