@@ -579,8 +579,9 @@ class _Loader:
                     self.con.execute(
                         f"CREATE OR REPLACE TEMP VIEW {v} AS SELECT q AS query_id, d AS doc_id, "
                         f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {DUCKDB.literal(name)} AS _source, "
-                        f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR length(r) > 16 "
-                        f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r) AS _bad_line "
+                        f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR CASE WHEN length(r) = 1 "
+                        f"THEN r < '0' OR r > '9' ELSE length(r) > 16 "  # one digit: canonical as it is
+                        f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r END) AS _bad_line "
                         f"FROM (SELECT {numbers} AS _n, * FROM {read}) t")
 
                 try:
