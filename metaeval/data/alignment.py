@@ -977,12 +977,7 @@ def _load(source, on, label):
     """A side as (frame, source name, line numbers)."""
     from ..data import io as mio
     if isinstance(source, pd.DataFrame):
-        df = source.reset_index(drop=True)
-        name = df.attrs.get("source", "<DataFrame>")
-        lines = df.attrs.get("lines")
-        if not isinstance(name, str) or lines is None or len(lines) != len(df):
-            name, lines = (name if isinstance(name, str) else "<DataFrame>"), np.arange(1, len(df) + 1)
-        return df, name, np.asarray(lines)
+        return mio._frame_source(source)
     if not isinstance(source, (str, os.PathLike)):
         raise InputError(f"cannot align an object of type {type(source).__name__}",
                          expected="a DataFrame or a file path")

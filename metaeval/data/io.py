@@ -1049,6 +1049,20 @@ def _read_table(source, fmt: str | None = None) -> tuple[pd.DataFrame, str, int]
     return df.reset_index(drop=True), name, 1
 
 
+def _frame_source(df: pd.DataFrame, numbered: bool = True) -> tuple[pd.DataFrame, str, np.ndarray | None]:
+    """A DataFrame given in place of a file, as (frame with a fresh index, source name, line numbers):
+    the ``source`` and ``lines`` its reader left in ``attrs`` when they still fit its rows, else
+    ``"<DataFrame>"`` and 1..n (so that errors name a row either way; None with ``numbered=False``,
+    for an engine that numbers the rows itself)."""
+    df = df.reset_index(drop=True)
+    name = df.attrs.get("source", "<DataFrame>")
+    lines = df.attrs.get("lines")
+    if not isinstance(name, str) or lines is None or len(lines) != len(df):
+        name = name if isinstance(name, str) else "<DataFrame>"
+        return df, name, np.arange(1, len(df) + 1) if numbered else None
+    return df, name, np.asarray(lines)
+
+
 def _row_lines(df: pd.DataFrame, first: int) -> np.ndarray:
     lines = df.attrs.get("lines")
     if lines is not None and len(lines) == len(df):

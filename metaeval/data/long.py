@@ -37,13 +37,10 @@ def _read(data) -> tuple[pd.DataFrame, str, np.ndarray]:
     from . import io as mio
 
     if isinstance(data, pd.DataFrame):
-        df = data.reset_index(drop=True).copy()
+        df, name, lines = mio._frame_source(data)
+        df = df.copy()
         df.columns = [str(c) for c in df.columns]
-        name = data.attrs.get("source", "<DataFrame>")
-        lines = data.attrs.get("lines")
-        if not isinstance(name, str) or lines is None or len(lines) != len(df):
-            name, lines = (name if isinstance(name, str) else "<DataFrame>"), np.arange(1, len(df) + 1)
-        return df, name, np.asarray(lines)
+        return df, name, lines
     if not isinstance(data, (str, os.PathLike)):
         raise InputError(f"cannot read scores from an object of type {type(data).__name__}",
                          expected="a DataFrame or the path of a table")

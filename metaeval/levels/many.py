@@ -8,8 +8,9 @@ best are those whose every upper end U_jk ≥ 0. Beside it, mt-metrics-eval's ra
 (``data.AssignRanks``): judges sorted by correlation, a new rank starts at judge i when some judge of
 the current cluster beats it with permutation p ≤ α (PERM-BOTH, one-sided, one test per pair).
 
-Note for maintainers: ``metaeval/panels/panel.py`` computes max-T intervals for table statistics; the
-all-pairwise max-T here (:func:`pairwise_max_t`) should become the one shared function once both land.
+The all-pairs max-T intervals are :func:`metaeval.panels.simultaneous.pairwise_max_t`, the same
+function :func:`metaeval.judge_panel` uses (a draw where a judge's correlation is undefined leaves
+only that judge's pairs).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import pandas as pd
 from ..core.errors import InputError
 from ..core.resample import DEFAULT_N_RESAMPLES, check_n_resamples, make_rng
 from ..core.results import ConfidenceInterval, Estimate, ResultSet
+from ..panels.simultaneous import pairwise_max_t
 from . import correlation as C
 
-__all__ = ["level_panel", "LevelPanel", "assign_ranks", "pairwise_max_t"]
+__all__ = ["level_panel", "LevelPanel", "assign_ranks"]
 
 
 def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
@@ -64,55 +66,6 @@ def assign_ranks(pvalues: np.ndarray, alpha: float = 0.05) -> list[int]:
             start = i
         ranks.append(current)
     return ranks
-
-
-def pairwise_max_t(theta, reps, confidence_level: float = 0.95):
-    """Simultaneous intervals for all pairwise differences θ_j − θ_k from one shared bootstrap draw.
-
-    Parameters
-    ----------
-    theta : array (J,)
-        Estimates.
-    reps : array (B, J)
-        Replicates from one shared draw (NaN rows left out).
-    confidence_level : float
-
-    Returns
-    -------
-    low, high : numpy.ndarray (J, J)
-        Interval of θ_j − θ_k in ``[j, k]`` (NaN on the diagonal).
-    critical : float
-        The quantile of max over pairs of |(d* − d̂)/se| (max-T; Romano & Wolf 2005).
-
-    References
-    ----------
-    Romano & Wolf (2005); Hsu (1996) for the comparison with the best derived from it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> g = np.random.default_rng(0)
-    >>> reps = g.normal([0.5, 0.4, 0.1], 0.02, size=(2000, 3))
-    >>> lo, hi, q = pairwise_max_t(np.array([0.5, 0.4, 0.1]), reps)
-    >>> bool(lo[0, 1] > 0), bool(2.0 < q < 3.0)
-    (True, True)
-    """
-    theta = np.asarray(theta, dtype=float)
-    reps = np.asarray(reps, dtype=float)
-    reps = reps[~np.isnan(reps).any(axis=1)]
-    J = len(theta)
-    a, b = np.triu_indices(J, 1)
-    d_hat = theta[a] - theta[b]
-    d = reps[:, a] - reps[:, b]
-    se = d.std(axis=0, ddof=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.abs(d - d_hat) / np.where(se > 0, se, np.nan)
-    crit = float(np.quantile(np.nanmax(t, axis=1), confidence_level)) if len(a) and len(d) else float("nan")
-    low = np.full((J, J), np.nan)
-    high = np.full((J, J), np.nan)
-    low[a, b], high[a, b] = d_hat - crit * se, d_hat + crit * se
-    low[b, a], high[b, a] = -high[a, b], -low[a, b]
-    return low, high, crit
 
 
 @dataclass
@@ -278,7 +231,8 @@ def level_panel(human, judges: dict | None = None, *, scorer: str | None = None,
     reps = C._replicates([spec] * len(names), mats, scheme, n_resamples, gen)
     res = C._bootstrap_result(theta, reps, None, ci_method=ci_method, confidence_level=confidence_level,
                               scheme=scheme, S=H.shape[0], I=H.shape[1], seed=seed, alternative="two-sided")
-    low, high, crit = pairwise_max_t(theta, reps, confidence_level)
+    pw = pairwise_max_t(theta, reps, confidence_level=confidence_level)
+    low, high, crit = pw.low, pw.high, pw.crit
     tied = [names[j] for j in range(len(names)) if all(high[j, k] >= 0 for k in range(len(names)) if k != j)]
     order = list(np.argsort(-theta, kind="stable"))
     P = np.ones((len(names), len(names)))

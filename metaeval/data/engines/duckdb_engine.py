@@ -31,7 +31,7 @@ import pandas as pd
 from ...core.errors import InputError
 from ...core.procs import pid_alive
 from ...core.scale import Scale
-from ..io import _scan_text, check_limits, check_regular
+from ..io import _frame_source, _scan_text, check_limits, check_regular
 from .base import AlignmentCounts
 from .paths import duckdb_path, resolve
 from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
@@ -345,12 +345,10 @@ class _Loader:
     def frame(self, df: pd.DataFrame, name: str | None = None, lines=None) -> SideInput:
         import pyarrow as pa
 
-        df = df.reset_index(drop=True)
         if name is None:
-            name = df.attrs.get("source", "<DataFrame>")
-            lines = df.attrs.get("lines")
-            if not isinstance(name, str) or lines is None or len(lines) != len(df):
-                name, lines = (name if isinstance(name, str) else "<DataFrame>"), None
+            df, name, lines = _frame_source(df, numbered=False)
+        else:
+            df = df.reset_index(drop=True)
         df = _object_to_text(df)
         if df.attrs:
             df = df.copy(deep=False)

@@ -278,14 +278,13 @@ class _Loader:
 
     # -- in memory -------------------------------------------------------------------------------
     def frame(self, df: pd.DataFrame, name: str | None = None, lines=None) -> SideInput:
+        from ..io import _frame_source
         from .duckdb_engine import _object_to_text
 
-        df = df.reset_index(drop=True)
         if name is None:
-            name = df.attrs.get("source", "<DataFrame>")
-            lines = df.attrs.get("lines")
-            if not isinstance(name, str) or lines is None or len(lines) != len(df):
-                name, lines = (name if isinstance(name, str) else "<DataFrame>"), None
+            df, name, lines = _frame_source(df, numbered=False)
+        else:
+            df = df.reset_index(drop=True)
         out = _object_to_text(df).copy(deep=False)
         out.attrs = {}
         out.columns = [str(c) for c in out.columns]
