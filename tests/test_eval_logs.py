@@ -391,6 +391,31 @@ def huge_json_refused_from_its_size_test(tmp_path, monkeypatch):
     assert len(metaeval.read_eval_log(p)) == 40
 
 
+def gzip_log_stops_decompressing_at_the_log_limit_test(tmp_path, monkeypatch):
+    """A gzipped JSONL log that expands past MAX_LOG_BYTES: refused once the stream passes that limit
+    (not after the general decompression bound, twice as high by default), naming the log knob."""
+    import gzip
+
+    from metaeval.data import io as mio
+
+    rows = [{"question_id": i, "model": "m", "judge": ["gpt-4", "single-v1"], "score": 7, "turn": 1,
+             "pad": "x" * 900} for i in range(400)]
+    p = tmp_path / "big.jsonl.gz"
+    p.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode(), mtime=0))
+    assert p.stat().st_size < 20_000
+    monkeypatch.setattr(base, "MAX_LOG_BYTES", 100_000)
+    monkeypatch.setattr(mio, "_CHUNK", 16_384)
+    read, real = [], gzip.GzipFile.read
+    monkeypatch.setattr(gzip.GzipFile, "read", lambda self, *a: read.append(1) or real(self, *a))
+    with pytest.raises(metaeval.InputError) as e:
+        metaeval.read_eval_log(p)
+    msg = _one_line(e)
+    assert "more than the 100000 bytes a log may have" in msg and "METAEVAL_MAX_LOG_BYTES" in str(e.value)
+    assert 100_000 // 16_384 < len(read) <= 100_000 // 16_384 + 3  # stopped just past the limit (of 370 kB)
+    monkeypatch.setattr(base, "MAX_LOG_BYTES", 10 ** 6)
+    assert len(metaeval.read_eval_log(p)) == 400
+
+
 def zip_member_too_large_test(tmp_path, monkeypatch):
     p = tmp_path / "bomb.eval"
     with zipfile.ZipFile(p, "w", compression=zipfile.ZIP_DEFLATED) as z:
@@ -512,3 +537,18 @@ def gzipped_logs_test(tmp_path):
     with pytest.raises(metaeval.InputError) as e:
         metaeval.read_eval_log(bad)
     assert "gzip" in _one_line(e)
+
+
+def fastchat_scores_that_are_not_numbers_test(tmp_path):
+    """FastChat single grading: -1 (unparsed judgment) and a score that is not a finite number (NaN,
+    which Python's json writes and reads; infinity; text) are ``errored``, never a NaN score row;
+    the note names the lines of the latter."""
+    rows = [{"question_id": q, "model": "m", "judge": ["gpt-4", "single-v1"], "score": s, "turn": 1}
+            for q, s in ((1, 8), (2, -1), (3, float("nan")), (4, float("inf")), (5, "eight"), (6, 7.5))]
+    p = _jsonl(tmp_path / "gpt-4_single.jsonl", rows)
+    f = metaeval.read_eval_log(p)
+    rep = _accounted(f)
+    assert f["item"].tolist() == ["1", "6"] and f["score"].tolist() == [8.0, 7.5]
+    assert dict((k[1], v) for k, v in rep.counts.items()) == {"read": 2, "errored": 4}
+    note = next(n for n in rep.notes if "not a finite number" in n)
+    assert "3 single-answer score(s)" in note and "line 3, line 4, line 5" in note

@@ -116,3 +116,24 @@ def zip_members_together_too_large_test(tmp_path, monkeypatch):
     assert str(p) in str(e.value) and not calls
     monkeypatch.setattr(base, "MAX_LOG_BYTES", 10 ** 6)
     assert metaeval.read_eval_log(p)["score"].tolist() == [1.0] * 5      # under the limit: read as before
+
+
+def repeated_sample_id_and_epoch_test(tmp_path):
+    """A crafted .eval whose members repeat an id and epoch (under other member names): the second
+    record is a ``duplicate`` (the first kept, every record accounted for), and a note names the one
+    whose scores differ."""
+    p = tmp_path / "dup.eval"
+    with zipfile.ZipFile(p, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", json.dumps(HEADER))
+        z.writestr("samples/1_epoch_1.json", json.dumps({"id": 1, "epoch": 1, "scores": {"m": {"value": "C"}}}))
+        z.writestr("samples/01_epoch_1.json", json.dumps({"id": 1, "epoch": 1, "scores": {"m": {"value": "I"}}}))
+        z.writestr("samples/2_epoch_1.json", json.dumps({"id": 2, "epoch": 1, "scores": {"m": {"value": "C"}}}))
+        z.writestr("samples/2_epoch_2.json", json.dumps({"id": 2, "epoch": 2, "scores": {"m": {"value": "C"}}}))
+        z.writestr("samples/x_epoch_2.json", json.dumps({"id": 2, "epoch": 2, "scores": {"m": {"value": "C"}}}))
+    f = metaeval.read_eval_log(p)
+    rep = f.attrs["report"]
+    assert sorted(zip(f["item"].astype(str), f["epoch"].astype(int))) == [("1", 1), ("2", 1), ("2", 2)]
+    assert rep.counts[(str(p), "duplicate")] == 2 and rep.counts[(str(p), "read")] == 3
+    assert sum(v for (src, _), v in rep.counts.items() if src == str(p)) == 5
+    differ = [n for n in rep.notes if "repeat an id and epoch" in n]
+    assert len(differ) == 1 and "1 sample record(s)" in differ[0]

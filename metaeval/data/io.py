@@ -223,10 +223,14 @@ def check_regular(path, name: str | None = None) -> None:
                              fix="save the data to a file (or pass a DataFrame) and read that")
 
 
-def _gunzip(fh, name: str, *, text: bool) -> bytes:
+def _gunzip(fh, name: str, *, text: bool, limit: int | None = None, too_big=None) -> bytes:
     """Decompress a gzip stream (CRC checked), at most :data:`MAX_DECOMPRESSED_BYTES`; a text stream
-    stops at its first NUL byte with the error of :func:`_check_text`."""
-    limit = _limit("MAX_DECOMPRESSED_BYTES")
+    stops at its first NUL byte with the error of :func:`_check_text`. A caller with a lower bound of
+    its own passes ``limit`` and ``too_big`` (bytes so far → the InputError to raise): the stream
+    stops as soon as it is passed, not at the general bound."""
+    general = _limit("MAX_DECOMPRESSED_BYTES")
+    own = limit is not None and too_big is not None and limit < general
+    limit = limit if own else general
     chunks, total = [], 0
     try:
         with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
@@ -238,6 +242,8 @@ def _gunzip(fh, name: str, *, text: bool) -> bytes:
                 if text and chunk.find(b"\x00") >= 0:  # binary: say so now, not after gigabytes
                     _nul_error(chunks, chunk, gz, name)
                 if total > limit:
+                    if own:
+                        raise too_big(total)
                     raise InputError(f"the gzip data expands to more than {limit} bytes", source=name,
                                      expected=f"at most metaeval.data.io.MAX_DECOMPRESSED_BYTES = {limit} bytes "
                                               "of decompressed data for a reader that holds it in memory",

@@ -77,7 +77,8 @@ def _limit() -> int:
 
 
 def _too_big(name: str, size: int, limit: int, what: str = "the file") -> InputError:
-    return InputError(f"{what} is {size} bytes, more than the {limit} bytes a log may have", source=name,
+    verb = "" if what.endswith(" at least") else " is"
+    return InputError(f"{what}{verb} {size} bytes, more than the {limit} bytes a log may have", source=name,
                       expected=f"at most metaeval.data.logs.base.MAX_LOG_BYTES = {limit} bytes",
                       fix="check that this is the right file; raise the limit with the environment variable "
                           "METAEVAL_MAX_LOG_BYTES (bytes) if it is genuine")
@@ -109,9 +110,11 @@ def read_text(path, name: str) -> bytes:
                 from ..io import _gunzip
 
                 fh.seek(0)
-                data = _gunzip(fh, name, text=True)
-                if len(data) > _limit():
-                    raise _too_big(name, len(data), _limit(), what="the decompressed file")
+                limit = _limit()  # stops decompressing once past it
+                data = _gunzip(fh, name, text=True, limit=limit, too_big=lambda n: _too_big(
+                    name, n, limit, what="the decompressed file (decompressing stopped there) is at least"))
+                if len(data) > limit:
+                    raise _too_big(name, len(data), limit, what="the decompressed file")
                 return data
             fh.seek(0)
             return fh.read()

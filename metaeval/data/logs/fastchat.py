@@ -3,7 +3,7 @@
 Single (``model_judgment/<judge>_single.jsonl``): one record per line, one row: item = ``question_id``,
 scorer = the judge prompt ``@`` the judge model (``single-v1@gpt-4``), value = score = ``score``
 (1–10); a score of -1 (a judgment that could not be parsed, which ``show_result.py`` leaves out) is
-``errored``. Columns ``model`` (the answering model) and ``turn``.
+``errored``, and so is a score that is not a finite number (NaN, infinite, text), with a note. Columns ``model`` (the answering model) and ``turn``.
 
 Pairwise (``<judge>_pair.jsonl``): one record per line, two rows, one per presentation order: position
 1 shows ``model_1`` first (value ``g1_winner``), position 2 the swap (value ``g2_winner``). Each row has
@@ -16,6 +16,8 @@ wins, 0.5 for a tie, 0 when it loses. A judge that answered ``error`` in either 
 
 from __future__ import annotations
 
+import math
+
 from . import base
 
 FORMAT = "fastchat"
@@ -26,6 +28,7 @@ _MIRROR = {"A": "B", "B": "A", "tie": "tie"}
 def read(path, name: str, c: base.Collector, **_):
     data = base.read_text(path, name)
     seen: dict = {}
+    odd: list = []
     for line, r in base.iter_jsonl(data, name):
         c.at(f"line {line}")
         judge = r.get("judge")
@@ -53,9 +56,14 @@ def read(path, name: str, c: base.Collector, **_):
             key = (r.get("question_id"), r.get("model"), turn, scorer)
             epoch = seen[key] = seen.get(key, 0) + 1
             s = r.get("score")
-            if s is None or s == -1:
+            if s is None or s == -1 or math.isnan(base.grade_score(s)):
+                if s is not None and s != -1:  # NaN, infinite or not a number: no score to average
+                    odd.append(f"line {line}")
                 c.fate("errored")
                 continue
             c.fate("read")
             c.row(line, item=r.get("question_id"), scorer=scorer, epoch=epoch, value=s, role="judge",
                   model=r.get("model"), record=f"line {line}", turn=turn, grader_model=jmodel, judge_prompt=jprompt)
+    if odd:
+        c.report.note(f"{name}: {len(odd)} single-answer score(s) not a finite number (read as errored, as "
+                      f"-1 is): {', '.join(odd[:3])}" + (" ..." if len(odd) > 3 else ""))

@@ -1,6 +1,8 @@
 """Inspect AI logs: the ``.json`` log and the ``.eval`` zip (with a header, or journal-only).
 
-One record per sample and epoch; one row per scorer of a scored sample (a scorer whose value is a
+One record per sample and epoch (a second record of the same id and epoch, possible only in a
+crafted or merged log, is a ``duplicate``: the first is kept, and a note names those whose scores
+differ); one row per scorer of a scored sample (a scorer whose value is a
 dictionary gives one row per key, named ``scorer/key``). ``value`` is the score as stored, ``score``
 the number Inspect's ``value_to_float`` makes of it (``C`` = 1, ``P`` = 0.5, ``I`` = ``N`` = 0, yes/true
 = 1, no/false = 0, numbers as they are), which is what its ``accuracy()`` and ``stderr()`` average. The
@@ -179,10 +181,19 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                       + (f" (its results report {total} scored samples)" if total else "")
                       + "; only its stored aggregates can be compared")
     edits = 0
+    seen: dict = {}  # (id, epoch) -> the first record's scores: a second record of it is a duplicate
+    differ = []
     for ordinal, (where, s) in enumerate(samples, start=1):
         c.at(where)
         if not isinstance(s, dict):
             raise InputError(f"{where} is not a sample object", source=name)
+        key = (repr(s.get("id")), repr(s.get("epoch", 1)))
+        if key in seen:
+            c.fate("duplicate")
+            if seen[key][1] != s.get("scores"):
+                differ.append(f"{where} (first: {seen[key][0]})")
+            continue
+        seen[key] = (where, s.get("scores"))
         if s.get("error"):
             c.fate("errored")
             continue
@@ -230,6 +241,9 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                       template_hash=None, answer=None if h.get("answer") == UNCHANGED else h.get("answer"),
                       explanation=prov.get("reason"), reason=None, final_value=_plain(final), target=None,
                       sample_uuid=s.get("uuid"))
+    if differ:
+        c.report.note(f"{name}: {len(differ)} sample record(s) repeat an id and epoch with other scores "
+                      f"(the first record is kept): {', '.join(differ[:3])}" + (" ..." if len(differ) > 3 else ""))
     if edits:
         c.report.note(f"{name}: " + base.NONRANDOM_NOTE.format(what=f"{edits} Inspect score edit(s) in score history"))
 
