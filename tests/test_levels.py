@@ -330,3 +330,29 @@ def test_pearson_moment_paths_equal_recomputation(level):
     Ap, Bp = np.where(mask, B[None], Mm[None]), np.where(mask, Mm[None], B[None])
     Hb, Vb = np.broadcast_to(Hh, Ap.shape), np.broadcast_to(V, Ap.shape)
     np.testing.assert_allclose(swap, spec.values(Hb, Ap, Vb)[0] - spec.values(Hb, Bp, Vb)[0], atol=1e-10)
+
+
+def score_tables_of_read_score_table_test(tmp_path):
+    """Per-query scores read by ``metaeval.read_score_table`` (trec_eval -q output: the same runs scored
+    under human and under judge qrels) go in as they are: systems × queries of one measure; the result
+    equals the one from explicitly pivoted wide matrices (scipy's Pearson on the system means). A table
+    of two measures is refused, naming them."""
+    rng = np.random.default_rng(3)
+    H = rng.random((5, 12))
+    M = H + rng.normal(0, 0.1, H.shape)
+
+    def trec_eval_q(row, s, path):  # one run's trec_eval -q output
+        lines = [f"runid\tall\tsys{s}"] + [f"ndcg_cut_10\tq{i}\t{v:.6f}" for i, v in enumerate(row)]
+        path.write_text("\n".join(lines) + "\n")
+        return metaeval.read_score_table(path)
+
+    human = pd.concat([trec_eval_q(H[s], s, tmp_path / f"h{s}.txt") for s in range(5)], ignore_index=True)
+    judge = pd.concat([trec_eval_q(M[s], s, tmp_path / f"j{s}.txt") for s in range(5)], ignore_index=True)
+    got = lc(human, judge, level="system")
+    Hw = human.pivot(index="system", columns="query_id", values="value")
+    Mw = judge.pivot(index="system", columns="query_id", values="value").loc[Hw.index, Hw.columns]
+    assert got.estimate == pytest.approx(lc(Hw, Mw, level="system").estimate, abs=1e-15)
+    assert got.estimate == pytest.approx(sps.pearsonr(Hw.mean(axis=1), Mw.mean(axis=1))[0], abs=1e-12)
+    two = pd.concat([human, human.assign(measure="map")], ignore_index=True)
+    with pytest.raises(metaeval.InputError, match=r"2 measures \(map, ndcg_cut_10\)"):
+        lc(two, two, level="system")

@@ -130,7 +130,17 @@ def _wide(frame, system, item, value, what):
         raise InputError(f"{what}: expected a DataFrame or a 2-D array, got {type(frame).__name__}",
                          source=f"<{what}>", fix="pass a wide frame (index systems, columns items) or a long frame")
     if system is None and item is None and value is None:
-        return frame
+        if not {"system", "query_id", "measure", "value"} <= set(frame.columns):
+            return frame
+        # metaeval.read_score_table's frame (per-query scores, trec_eval -q): systems × queries of one measure
+        measures = sorted(map(str, frame["measure"].dropna().unique()))
+        if len(measures) > 1:
+            raise InputError(f"{what}: the score table holds {len(measures)} measures ({', '.join(measures[:5])}"
+                             f"{', ...' if len(measures) > 5 else ''}); a level correlation takes one",
+                             source=str(frame.attrs.get("source", f"<{what}>")),
+                             expected="the rows of one measure",
+                             fix=f"select one first, e.g. table[table['measure'] == {measures[0]!r}]")
+        system, item, value = "system", "query_id", "value"
     missing = [c for c in (system, item, value) if c is None or c not in frame.columns]
     if missing:
         raise InputError(f"{what}: the long frame needs the columns system={system!r}, item={item!r}, "
@@ -159,6 +169,8 @@ def score_matrices_from(human, judge, *, system=None, item=None, value=None):
     ----------
     human, judge : DataFrame or 2-D array
         Wide (index systems, columns items) or long (with ``system``, ``item``, ``value`` columns).
+        A frame of :func:`metaeval.read_score_table` (columns ``system, query_id, measure, value``,
+        one measure) is read as long without naming its columns.
     system, item, value : str, optional
         Column names of long frames.
 
@@ -581,8 +593,9 @@ def level_correlation(human, judge, *, level: str | Sequence[str] = "item",
     ----------
     human, judge : DataFrame or 2-D array
         Score matrices, systems × items: wide frames (index systems, columns items, the same labels
-        in both) or long frames with the ``system``, ``item`` and ``value`` columns. Human NaN cells
-        are dropped from both (counted in ``extra["fates"]``).
+        in both) or long frames with the ``system``, ``item`` and ``value`` columns (a frame of
+        :func:`metaeval.read_score_table` of one measure needs no column names: systems × queries).
+        Human NaN cells are dropped from both (counted in ``extra["fates"]``).
     level : {"none", "item", "system_group", "system"} or list
         What is correlated (module docstring). Default ``"item"``.
     method : str or list
