@@ -637,20 +637,46 @@ def integer_keys_equal_the_pandas_path_test(tmp_path, monkeypatch, form, over, d
         assert len(res.report.conflicts) == 3 and all(isinstance(k, str) for k in res.report.conflicts["key"])
 
 
-def integer_keys_against_text_keys_test():
-    """One side's keys integers, the other's text: keys are compared as text (1 pairs with "1");
-    rows=True keeps text keys too."""
+def _spy_int_keys(monkeypatch):
+    """Record the integer key columns of each alignment (plan._integer_keys)."""
     import metaeval.data.engines.plan as plan
 
+    used, real = [], plan._integer_keys
+    monkeypatch.setattr(plan, "_integer_keys", lambda *a: used.append(real(*a)) or used[-1])
+    return used
+
+
+def integer_keys_against_text_keys_test(monkeypatch):
+    """One side's keys integers, the other's text: keys are compared as text (1 pairs with "1");
+    rows=True keeps text keys too."""
     ref, cand = _int_pair(6, conflicts=False)
-    cand_txt = cand.astype({"query_id": str, "doc_id": str})
+    cand_txt = cand.astype({"query_id": str})
     kw = dict(scale=S, out_of_scale="drop")
+    used = _spy_int_keys(monkeypatch)
     for c, rows in ((cand_txt, False), (cand, True)):
-        assert plan._integer_keys([plan.SideInput("r", "r", {"query_id": "int", "doc_id": "int"}),
-                                   plan.SideInput("c", "c", {"query_id": "int" if c is cand else "str",
-                                                             "doc_id": "int"})], ("query_id", "doc_id"), rows) \
-            == ({"doc_id"} if not rows else set())
+        used.clear()
+        align_duckdb(ref, c, **kw, by=("query_id",), rows=rows)
+        assert used == [frozenset({"doc_id"}) if not rows else frozenset()]
         p = _pandas(ref, c, **kw)
         res = align_duckdb(ref, c, **kw, by=("query_id",), rows=rows)
         assert res.report.n_pairs == p.report.n_pairs > 200
         assert_same(p, res, ("query_id",))
+
+
+def wide_integer_keys_stay_text_test(tmp_path, monkeypatch):
+    """Unsigned 64-bit ids beyond BIGINT (2^63 + 5, 2^64 - 1) are compared as text, as before (no
+    overflow); int32 against int64 keys as integers."""
+    ref = pd.DataFrame({"query_id": np.array([1, 1, 2, 2], np.uint64),
+                        "doc_id": np.array([2 ** 63 + 5, 7, 2 ** 64 - 1, 3], np.uint64), "relevance": [0, 1, 2, 3]})
+    cand = ref.assign(relevance=[0, 1, 2, 2])
+    ref.to_parquet(tmp_path / "r.parquet")
+    cand.to_parquet(tmp_path / "c.parquet")
+    for a, b in ((ref, cand), (str(tmp_path / "r.parquet"), str(tmp_path / "c.parquet"))):
+        p = _pandas(a, b, scale=S)
+        res = align_duckdb(a, b, scale=S, by=("query_id",))
+        assert res.report.n_pairs == 4
+        assert_same(p, res, ("query_id",))
+    small = ref.assign(query_id=ref["query_id"].astype(np.int32), doc_id=np.arange(4, dtype=np.int64))
+    used = _spy_int_keys(monkeypatch)
+    res = align_duckdb(small, small.assign(query_id=small["query_id"].astype(np.int64)), scale=S, by=("query_id",))
+    assert used == [frozenset({"query_id", "doc_id"})] and res.report.n_pairs == 4

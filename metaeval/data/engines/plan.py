@@ -428,7 +428,7 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
 
     ex, q = p.ex, p.q
     sides = list(sides)
-    p.int_keys = _integer_keys(sides, on, rows)
+    p.int_keys = _integer_keys(p, sides, on, rows)
     # a group column is a key, else a reference column, else a candidate column (the pairs' naming)
     by_side = {}
     for c in by:
@@ -664,7 +664,7 @@ def _check_columns(s: SideInput, on, lab):
                          expected=f"one of {', '.join(map(str, cols))}", fix="name the label column with label=")
 
 
-def _integer_keys(sides, on, rows: bool) -> frozenset:
+def _integer_keys(p: _Plan, sides, on, rows: bool) -> frozenset:
     """The key columns both sides hold as integers, kept as integers (the others become text).
 
     Two integers are equal exactly when their text is (the text of an integer is canonical), so the
@@ -676,7 +676,20 @@ def _integer_keys(sides, on, rows: bool) -> frozenset:
     """
     if rows or any(s.check is not None for s in sides):
         return frozenset()
-    return frozenset(c for c in on if all(s.columns.get(c) == "int" for s in sides))
+    out = set()
+    for c in on:
+        if not all(s.columns.get(c) == "int" for s in sides):
+            continue
+        # only types whose every value is a BIGINT (an unsigned 64-bit or a 128-bit id is not: text)
+        types = [p.ex.rows(f"SELECT typeof({p.q(c)}) FROM {s.view} LIMIT 1") for s in sides]
+        if all(t and str(t[0][0]).upper() in _BIGINT_TYPES for t in types):
+            out.add(c)
+    return frozenset(out)
+
+
+#: Integer types whose values all fit a BIGINT (DuckDB's and Spark's names, upper case).
+_BIGINT_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "INT",
+                           "INT1", "INT2", "INT4", "INT8", "BYTE", "SHORT", "LONG"})
 
 
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
