@@ -7,7 +7,7 @@ import importlib as _importlib
 
 from .core.errors import InputError, MetaevalWarning, SmallSampleWarning, UndefinedStatisticWarning
 
-__version__ = "0.3.0"
+__version__ = "0.3.1"
 
 _LAZY = {
     # io

@@ -43,7 +43,7 @@ def version_has_one_home_test():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "metaeval.__version__"}
-    assert metaeval.__version__ == "0.3.0"
+    assert metaeval.__version__ == "0.3.1"
     first = next(ln for ln in (ROOT / "CHANGELOG.md").read_text().splitlines() if ln.startswith("## "))
     m = re.match(r"## (\S+) \((\d{4}-\d{2}-\d{2})\)", first)
     assert m and m.group(1) == metaeval.__version__, first

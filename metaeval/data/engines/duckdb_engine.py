@@ -34,7 +34,7 @@ from ...core.scale import Scale
 from ..io import _frame_source, _scan_text, check_limits, check_regular
 from .base import AlignmentCounts
 from .paths import duckdb_path, resolve
-from .plan import DUCKDB, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
+from .plan import DUCKDB, QRELS_LABEL_DIGITS, QRELS_LINE, SideInput, check_policies, column_kind, run_plan
 
 __all__ = ["align_duckdb", "DEFAULT_MEMORY_LIMIT"]
 
@@ -578,7 +578,8 @@ class _Loader:
                         f"CREATE OR REPLACE TEMP VIEW {v} AS SELECT q AS query_id, d AS doc_id, "
                         f"TRY_CAST(r AS BIGINT) AS relevance, _n AS _rid, _n AS _line, {DUCKDB.literal(name)} AS _source, "
                         f"(q IS NULL OR i IS NULL OR d IS NULL OR r IS NULL OR CASE WHEN length(r) = 1 "
-                        f"THEN r < '0' OR r > '9' ELSE length(r) > 16 "  # one digit: canonical as it is
+                        f"THEN r < '0' OR r > '9' "  # one digit: canonical as it is
+                        f"ELSE length(ltrim(r, '-')) > {QRELS_LABEL_DIGITS} "
                         f"OR CAST(TRY_CAST(r AS BIGINT) AS VARCHAR) IS DISTINCT FROM r END) AS _bad_line "
                         f"FROM (SELECT {numbers} AS _n, * FROM {read}) t")
 

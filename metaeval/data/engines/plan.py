@@ -41,7 +41,7 @@ from ...core.scale import Scale, infer_from_pairs
 from .base import AlignmentCounts
 
 __all__ = ["Dialect", "DUCKDB", "SPARK", "Executor", "SideInput", "run_plan", "check_policies",
-           "QRELS_LINE", "LABEL_MISSING", "TRUTHY", "column_kind"]
+           "QRELS_LINE", "QRELS_LABEL_DIGITS", "LABEL_MISSING", "TRUTHY", "column_kind"]
 
 #: Text a label column may hold for a missing label (compared stripped and lower-cased), as
 #: ``metaeval.data.io._label_numeric`` has it.
@@ -53,9 +53,14 @@ _WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u
               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 #: A number pandas' ``to_numeric`` accepts (TRY_CAST alone would also take ``1_000``).
 _NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$|^(?i)[+-]?(inf|infinity)$"
+#: The digits of the longest relevance label a fast qrels reader vouches for (below 2⁵³, so exact as a
+#: double); a longer one sends the file to :func:`metaeval.read_qrels`, which decides (it takes
+#: integers up to 2⁵³ and names the line of any other).
+QRELS_LABEL_DIGITS = 15
 #: A clean qrels line (``query_id iteration doc_id relevance``, integer relevance). Lines that do not
 #: match, and are not blank, send the file to :func:`metaeval.read_qrels`, whose errors name them.
-QRELS_LINE = r"^([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+(-?[0-9]{1,15})$"
+QRELS_LINE = (r"^([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+([^ \t\r\x0b\x0c\x00]+)[ \t]+"
+              rf"(-?[0-9]{{1,{QRELS_LABEL_DIGITS}}})$")
 
 _DUP_POLICIES = ("error", "first", "last", "majority", "mean")
 _OOS_POLICIES = ("error", "clip", "drop", "missing")
@@ -85,6 +90,8 @@ class Dialect:
         A DOUBLE expression → true where it is infinite (Spark SQL has no ``isinf``).
     hash64 : callable
         A list of SQL expressions → a 64-bit hash of them (DuckDB ``hash``, Spark ``xxhash64``).
+    bigint_types : frozenset of str
+        The integer types (as ``typeof`` names them, upper case) whose every value is a BIGINT.
     """
 
     name: str
@@ -96,6 +103,7 @@ class Dialect:
     intdiv: Callable[[str, str], str]
     isinf: Callable[[str], str]
     hash64: Callable[[Sequence[str]], str]
+    bigint_types: frozenset = frozenset()
 
 
 def _duck_literal(s: str) -> str:
@@ -119,7 +127,8 @@ DUCKDB = Dialect(
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
     intdiv=lambda a, b: f"({a} // {b})",
     isinf=lambda e: f"isinf({e})",
-    hash64=lambda es: f"hash({', '.join(es)})")
+    hash64=lambda es: f"hash({', '.join(es)})",
+    bigint_types=frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"}))
 
 SPARK = Dialect(
     name="spark", text="STRING", literal=_spark_literal,
@@ -128,7 +137,8 @@ SPARK = Dialect(
     try_double=lambda e: f"TRY_CAST({e} AS DOUBLE)",
     intdiv=lambda a, b: f"({a} DIV {b})",
     isinf=lambda e: f"(abs({e}) = CAST('Infinity' AS DOUBLE))",
-    hash64=lambda es: f"xxhash64({', '.join(es)})")
+    hash64=lambda es: f"xxhash64({', '.join(es)})",
+    bigint_types=frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"}))
 
 
 class Executor(Protocol):
@@ -323,7 +333,10 @@ class _Plan:
 
     # -- expressions -------------------------------------------------------------------------
     def key_expr(self, col: str, kind: str, integral: bool) -> str:
+        """A key column as the plan compares it: text, or BIGINT for a key in ``int_keys``."""
         c, t = self.q(col), self.d.text
+        if col in self.int_keys:
+            return f"CAST({c} AS BIGINT)"
         if kind == "int":
             return f"CAST({c} AS {t})"
         if kind == "float":
@@ -336,6 +349,10 @@ class _Plan:
         if kind == "str":
             return self.d.strip(c)
         return self.d.strip(f"CAST({c} AS {t})")
+
+    def missing_key(self, col: str, k: str) -> str:
+        """The condition of a missing key: NULL, or empty text (an integer key cannot be empty)."""
+        return f"{k} IS NULL" + ("" if col in self.int_keys else f" OR {k} = ''")
 
     def label_exprs(self, col: str, kind: str) -> tuple[str, str]:
         """(number or NULL, is-not-a-number) expressions for a label column."""
@@ -611,6 +628,10 @@ def _run(p: _Plan, sides, *, on, labels, scale, out_of_scale, duplicates, refusa
                            rows=row_frame, unjudged=unj_rows if (rows and unjudged == "keep") else unj)
 
 
+#: The label-code bit mask of a key in the streamed group-bys: side 0's codes in bits 0-30, side 1's
+#: in bits 31-61 (one BIGINT holds both).
+_SIDE_BITS = 31
+
 #: Hash partitions of the keys the rows carry for a group-by in passes (the passes take them modulo).
 _PARTS = 720720
 
@@ -682,14 +703,9 @@ def _integer_keys(p: _Plan, sides, on, rows: bool) -> frozenset:
             continue
         # only types whose every value is a BIGINT (an unsigned 64-bit or a 128-bit id is not: text)
         types = [p.ex.rows(f"SELECT typeof({p.q(c)}) FROM {s.view} LIMIT 1") for s in sides]
-        if all(t and str(t[0][0]).upper() in _BIGINT_TYPES for t in types):
+        if all(t and str(t[0][0]).upper() in p.d.bigint_types for t in types):
             out.add(c)
     return frozenset(out)
-
-
-#: Integer types whose values all fit a BIGINT (DuckDB's and Spark's names, upper case).
-_BIGINT_TYPES = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "INT",
-                           "INT1", "INT2", "INT4", "INT8", "BYTE", "SHORT", "LONG"})
 
 
 def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refusal_flag, refusal_value, refusals,
@@ -716,8 +732,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
     trim_check = [i for i, c in enumerate(on) if cols[c] == "str"] if not as_table and count else []
 
     def select(kinds):
-        key_sel = ", ".join((f"CAST({q(c)} AS BIGINT)" if c in p.int_keys else
-                             p.key_expr(c, kinds[c], integral.get(c, False))) + f" AS {k}" for c, k in zip(on, keys))
+        key_sel = ", ".join(f"{p.key_expr(c, kinds[c], integral.get(c, False))} AS {k}" for c, k in zip(on, keys))
         raw_sel = "".join(f", {q(on[i])} AS _raw{i}" for i in trim_check)
         lab_num, lab_bad = p.label_exprs(lab, kinds[lab])
         flag = p.flag_expr(refusal_flag, kinds[refusal_flag]) if refusal_flag is not None and refusal_flag in kinds \
@@ -726,7 +741,7 @@ def _build(p: _Plan, s: SideInput, si, on, keys, lab, scale, out_of_scale, refus
         chk = f"({s.check})" if s.check else "FALSE"
         inner = (f"SELECT _rid, _line, _source, {key_sel}{raw_sel}, {lab_num} AS _lab, {lab_bad} AS _bad, "
                  f"{flag} AS _flg, {chk} AS _chk{meta_sel} FROM {view or s.view}")
-        mk = " OR ".join(f"{k} IS NULL" + ("" if c in p.int_keys else f" OR {k} = ''") for c, k in zip(on, keys))
+        mk = " OR ".join(p.missing_key(c, k) for c, k in zip(on, keys))
         ref_cond = "_flg" + (f" OR _lab = {_double(refusal_value)}" if refusal_value is not None else "")
         relabel = not isinstance(refusals, str)
         lab2 = f"CASE WHEN _ref THEN {_double(refusals)} ELSE _lab END" if relabel else "_lab"
@@ -890,7 +905,7 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     ``_c1``), or None when the labels are not few (over 31 distinct) or the cells need metadata columns.
     """
     labels_all = _labels_left(built)
-    if not 0 < len(labels_all) <= 31 or any(by_meta):
+    if not 0 < len(labels_all) <= _SIDE_BITS or any(by_meta):
         return None
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
     part = p.d.hash64(keys)
@@ -904,7 +919,7 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
         gcols = gkeys = ", ".join(keys)
         carried = ""
     outs = ", ".join(hashed + [gkeys]) if carried else gkeys
-    low, high = "(_mask % 2147483648)", p.d.intdiv("_mask", "2147483648")
+    low, high = f"(_mask % {2 ** _SIDE_BITS})", p.d.intdiv("_mask", str(2 ** _SIDE_BITS))
 
     def label(m):
         return "CASE " + " ".join(f"WHEN {m} = {2 ** i} THEN {_double(v)}" for i, v in enumerate(labels_all)) + " END"
@@ -912,7 +927,7 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     def query(passes, i):
         where = "_fate IS NULL" + (f" AND {part if part == '_h' else p.d.hash64(keys)} % {passes} = {i}"
                                    if passes > 1 else "")
-        parts = [f"SELECT * FROM (SELECT {gcols}, CAST(pow(2, {code} + {31 * si}) AS BIGINT) AS _bit, _fate "
+        parts = [f"SELECT * FROM (SELECT {gcols}, CAST(pow(2, {code} + {_SIDE_BITS * si}) AS BIGINT) AS _bit, _fate "
                  f"FROM {b[0]}) s{si} WHERE {where}" for si, b in enumerate(built) if b is not None]
         inner = (f"SELECT {outs}, {low} AS _n0, {high} AS _n1, {label(low)} AS _lab0, {label(high)} AS _lab1, "
                  f"(({low}) & ({low} - 1)) <> 0 AS _conf0, (({high}) & ({high} - 1)) <> 0 AS _conf1 "
@@ -955,7 +970,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
             return None
 
         def bits(si):  # each level's bit as a constant (no arithmetic per row)
-            return ("CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** (i + 31 * si)} AS BIGINT)"
+            return ("CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN CAST({2 ** (i + _SIDE_BITS * si)} AS BIGINT)"
                                              for i, v in enumerate(levels)) + " END")
     else:
         levels = [float(i) for i in range(_INT_CODES)]
@@ -964,8 +979,8 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
 
         def bits(si):
             if p.d.name == "duckdb":
-                return f"(CAST(1 AS BIGINT) << ({code} + {31 * si}))"
-            return f"CAST(pow(2, {code} + {31 * si}) AS BIGINT)"
+                return f"(CAST(1 AS BIGINT) << ({code} + {_SIDE_BITS * si}))"
+            return f"CAST(pow(2, {code} + {_SIDE_BITS * si}) AS BIGINT)"
     # (up to group_rows: the group key is the key text; beyond, the caller takes the two-pass path).
     # A row with a fate is a group of its own per side, fate and flag (_x). With several key columns it
     # leaves the first ones NULL (a row left has every key, none empty) and holds _x in the last: the
@@ -986,7 +1001,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
             kcols = ", ".join([f"CASE WHEN _a THEN {k} END AS {k}" for k in keys[:-1]]
                               + [f"CASE WHEN _a THEN {keys[-1]} ELSE {x} END AS {keys[-1]}"])
         else:
-            kcols = f"{keys[0]}, CASE WHEN _a THEN NULL ELSE {x} END AS _x"
+            kcols = f"{', '.join(keys)}, CASE WHEN _a THEN NULL ELSE {x} END AS _x"
         return (f"SELECT {kcols}, CASE WHEN _a THEN {bits(si)} ELSE CAST(0 AS BIGINT) END AS _bit, "
                 f"CAST({w1 if si else 1} AS {wtype}) AS _w FROM (SELECT *, {alive} AS _a FROM {b[0]}) s{si}"
                 f"{where}")
@@ -1018,7 +1033,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     x = out["_x"]
     fated, left = out[x.notna()], out[x.isna()].drop(columns="_x").reset_index(drop=True)
     mask = left["_mask"].to_numpy(dtype=np.int64)
-    lo, hi = mask & (2 ** 31 - 1), mask >> 31
+    lo, hi = mask & (2 ** _SIDE_BITS - 1), mask >> _SIDE_BITS
     if ((lo & (lo - 1)) != 0).any() or ((hi & (hi - 1)) != 0).any():
         return None  # conflicting labels: the exact path
     table = np.array(levels + [np.nan])
@@ -1029,12 +1044,14 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
 
     left["reference"], left["candidate"] = decode(lo), decode(hi)
     left["_m"] = np.where(lo == 0, "right", np.where(hi == 0, "left", "both"))
+    def side_rows(packed, si):  # a side's rows out of the weighted sums (side 0 weighs 1, side 1 w1)
+        return packed // w1 if si else packed % w1
+
     packed = left["_rows"].to_numpy(dtype=np.int64)
     m_ = left["_m"].to_numpy()
     for si, b in enumerate(built):
         st = b[1]
-        st.update(n=int((packed // w1).sum() if si else (packed % w1).sum()), bad=0, ref=0, oos=0, check=0,
-                  fates={})
+        st.update(n=int(side_rows(packed, si).sum()), bad=0, ref=0, oos=0, check=0, fates={})
         present = m_ != ("right" if si == 0 else "left")
         labs = left[("reference", "candidate")[si]].to_numpy()[present]
         if np.isnan(labs).any():  # a label without a code: the two-pass path
@@ -1043,7 +1060,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     for xs, r in zip(fated["_x"], fated["_rows"].to_numpy(dtype=np.int64)):
         si, fate, flags = xs.split("|")
         si = int(si)
-        c = int(r // w1) if si else int(r % w1)
+        c = int(side_rows(r, si))
         st = built[si][1]
         st["n"] += c
         if fate:

@@ -76,12 +76,19 @@ def _limit() -> int:
     return io_limit("MAX_LOG_BYTES", MAX_LOG_BYTES, _DEFAULT_MAX_LOG_BYTES, owner="metaeval.data.logs.base")
 
 
-def _too_big(name: str, size: int, limit: int, what: str = "the file") -> InputError:
-    verb = "" if what.endswith(" at least") else " is"
-    return InputError(f"{what}{verb} {size} bytes, more than the {limit} bytes a log may have", source=name,
+def _too_big(name: str, size: int, limit: int, what: str = "the file", at_least: bool = False) -> InputError:
+    """``at_least``: ``size`` is where reading stopped, not the whole size."""
+    return InputError(f"{what} is {'at least ' if at_least else ''}{size} bytes, more than the {limit} bytes a log "
+                      f"may have", source=name,
                       expected=f"at most metaeval.data.logs.base.MAX_LOG_BYTES = {limit} bytes",
                       fix="check that this is the right file; raise the limit with the environment variable "
                           "METAEVAL_MAX_LOG_BYTES (bytes) if it is genuine")
+
+
+def listing(items, k: int = 3) -> str:
+    """The first ``k`` of ``items`` joined by commas, and " ..." when there are more (for notes)."""
+    items = list(items)
+    return ", ".join(map(str, items[:k])) + (" ..." if len(items) > k else "")
 
 
 def check_size(path, name: str) -> None:
@@ -112,7 +119,7 @@ def read_text(path, name: str) -> bytes:
                 fh.seek(0)
                 limit = _limit()  # stops decompressing once past it
                 data = _gunzip(fh, name, text=True, limit=limit, too_big=lambda n: _too_big(
-                    name, n, limit, what="the decompressed file (decompressing stopped there) is at least"))
+                    name, n, limit, what="the decompressed file (decompressing stopped there)", at_least=True))
                 if len(data) > limit:
                     raise _too_big(name, len(data), limit, what="the decompressed file")
                 return data

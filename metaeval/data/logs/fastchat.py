@@ -56,8 +56,9 @@ def read(path, name: str, c: base.Collector, **_):
             key = (r.get("question_id"), r.get("model"), turn, scorer)
             epoch = seen[key] = seen.get(key, 0) + 1
             s = r.get("score")
-            if s is None or s == -1 or math.isnan(base.grade_score(s)):
-                if s is not None and s != -1:  # NaN, infinite or not a number: no score to average
+            unparsed = s is None or s == -1  # show_result.py's own marker of a judgment it could not read
+            if unparsed or math.isnan(base.grade_score(s)):
+                if not unparsed:  # NaN, infinite or not a number: no score to average
                     odd.append(f"line {line}")
                 c.fate("errored")
                 continue
@@ -66,4 +67,4 @@ def read(path, name: str, c: base.Collector, **_):
                   model=r.get("model"), record=f"line {line}", turn=turn, grader_model=jmodel, judge_prompt=jprompt)
     if odd:
         c.report.note(f"{name}: {len(odd)} single-answer score(s) not a finite number (read as errored, as "
-                      f"-1 is): {', '.join(odd[:3])}" + (" ..." if len(odd) > 3 else ""))
+                      f"-1 is): {base.listing(odd)}")

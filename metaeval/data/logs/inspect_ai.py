@@ -243,7 +243,7 @@ def _rows(doc, samples, reductions, journal, name, c: base.Collector):
                       sample_uuid=s.get("uuid"))
     if differ:
         c.report.note(f"{name}: {len(differ)} sample record(s) repeat an id and epoch with other scores "
-                      f"(the first record is kept): {', '.join(differ[:3])}" + (" ..." if len(differ) > 3 else ""))
+                      f"(the first record is kept): {base.listing(differ)}")
     if edits:
         c.report.note(f"{name}: " + base.NONRANDOM_NOTE.format(what=f"{edits} Inspect score edit(s) in score history"))
 
