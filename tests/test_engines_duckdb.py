@@ -684,3 +684,27 @@ def wide_integer_keys_stay_text_test(tmp_path, monkeypatch):
     used = _spy_int_keys(monkeypatch)
     res = align_duckdb(small, small.assign(query_id=small["query_id"].astype(np.int64)), scale=S, by=("query_id",))
     assert used == [frozenset({"query_id", "doc_id"})] and res.report.n_pairs == 4
+
+
+@pytest.mark.parametrize("by", [("query_id",), (), ("query_id", "doc_id")])
+@pytest.mark.parametrize("unj", ["drop", "keep", 0])
+def one_pass_on_key_fingerprints_test(pairs, monkeypatch, by, unj):
+    """Above MERGED_TEXT_SHARE of group_rows the one-pass group-by groups text keys on their
+    fingerprint (the cells' key columns carried as values): the report and cells equal the pandas
+    path's, with identical repeats, unmatched keys, missing keys and labels, out-of-scale labels."""
+    import metaeval.data.engines.plan as plan
+
+    (r, c), _ = pairs
+    r, c = _no_conflicts(r, "relevance"), _no_conflicts(c, "relevance")
+    monkeypatch.setenv("METAEVAL_DUCKDB_GROUP_ROWS", str(len(r) + len(c)))  # one pass, above the share
+    fps, real_fp = [], plan._fingerprint
+    monkeypatch.setattr(plan, "_fingerprint", lambda *a: fps.append(1) or real_fp(*a))
+    merged, real_merged = [], plan._merged
+    monkeypatch.setattr(plan, "_merged", lambda *a, **k: merged.append(real_merged(*a, **k)) or merged[-1])
+    kw = dict(scale=S, out_of_scale="drop", duplicates="error", unjudged=unj)  # (refusal columns: two passes)
+    p = _pandas(r, c, **kw)
+    res = align_duckdb(r, c, **kw, by=by)
+    assert len(merged) == 1 and merged[0] is not None and fps  # the one pass ran, on fingerprints
+    fates = {f for _, f in p.report.counts}
+    assert {"missing_key", "missing_label", "out_of_scale_dropped", "duplicate_identical", "unmatched"} <= fates
+    assert_same(p, res, by)

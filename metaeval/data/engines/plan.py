@@ -874,6 +874,19 @@ def _check_finite(p: _Plan, lab, built):
                          "out_of_scale='drop', 'missing' or 'clip'")
 
 
+def _fingerprint(p: _Plan, keys) -> tuple[str, str]:
+    """The two 64-bit hashes of a key's 128-bit fingerprint: of the key columns, and of their text
+    joined in reverse order (see :func:`_fused`)."""
+    rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
+    return p.d.hash64(keys), p.d.hash64([rev])
+
+
+#: The one-pass group-by (:func:`_merged`) groups text keys on their fingerprint above this share of
+#: the engine's ``group_rows`` (rows of both sides): 2 x 10M qrels lines held as text spilled at the
+#: default 1.5 GB limit (7-14 s, 5.6-6.0 s at 4 GB) where their 16-byte fingerprints did not.
+MERGED_TEXT_SHARE = 0.25
+
+
 def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame | None:
     """The key group-by of the common case streamed into the counts per group and label pair.
 
@@ -910,8 +923,8 @@ def _fused(p: _Plan, built, keys, hashed, by_meta, sel, grouped) -> pd.DataFrame
     code = "CASE _lab3 " + " ".join(f"WHEN {_double(v)} THEN {i}" for i, v in enumerate(labels_all)) + " END"
     part = p.d.hash64(keys)
     if _over_group_rows(p, built) > 1 and len(p.int_keys) < len(keys):  # integer keys: fixed width already
-        rev = f"concat_ws(chr(31), {', '.join(reversed(keys))})" if len(keys) > 1 else f"concat({keys[0]}, chr(31))"
-        gcols = f"{', '.join(hashed + [''])}{part} AS _h, {p.d.hash64([rev])} AS _h2"
+        h, h2 = _fingerprint(p, keys)
+        gcols = f"{', '.join(hashed + [''])}{h} AS _h, {h2} AS _h2"
         gkeys = "_h, _h2"
         carried = "".join(f", any_value({k}) AS {k}" for k in hashed)  # a function of the key: not grouped on
         part = "_h"
@@ -981,14 +994,18 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
             if p.d.name == "duckdb":
                 return f"(CAST(1 AS BIGINT) << ({code} + {_SIDE_BITS * si}))"
             return f"CAST(pow(2, {code} + {_SIDE_BITS * si}) AS BIGINT)"
-    # (up to group_rows: the group key is the key text; beyond, the caller takes the two-pass path).
+    # (up to group_rows: the group key is the key text, or above MERGED_TEXT_SHARE of it the key's
+    # fingerprint; beyond, the caller takes the two-pass path).
     # A row with a fate is a group of its own per side, fate and flag (_x). With several key columns it
     # leaves the first ones NULL (a row left has every key, none empty) and holds _x in the last: the
     # group key stays the key columns (one column fewer to hash and compare than keys + _x).
     alive = "(_fate IS NULL AND NOT _oos AND NOT _chk)"
     gsel = ", ".join([f"{k} AS _g{i}" for i, k in enumerate(hashed)] + ["_mask", "_x"])
     gby = ", ".join([f"_g{i}" for i in range(len(hashed))] + ["_mask", "_x"])
-    folded = len(keys) > 1 and not p.int_keys  # (a fate's text goes into a text key column)
+    per_pass = getattr(p.ex, "group_rows", None)
+    fp = (len(p.int_keys) < len(keys) and per_pass is not None
+          and sum(s.rows for s in sides) > MERGED_TEXT_SHARE * per_pass)  # text keys, many: their fingerprint
+    folded = len(keys) > 1 and not p.int_keys and not fp  # (a fate's text goes into a text key column)
     small = all(s.rows < 2 ** 25 for s in sides)
     w1, wtype, wsum = (2 ** 26, "DOUBLE", "sum(_w)") if small else (2 ** 32, "BIGINT", "CAST(sum(_w) AS BIGINT)")
 
@@ -997,7 +1014,11 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
 
     def side(si, b, where):
         x = (f"concat('{si}|', coalesce(_fate, ''), '|', {flag('_bad')}, {flag('_oos')}, {flag('_chk')})")
-        if folded:
+        if fp:  # the fingerprint (NULL for a row with a fate) and the cells' key columns as values
+            h, h2 = _fingerprint(p, keys)
+            kcols = (f"CASE WHEN _a THEN {h} END AS _h, CASE WHEN _a THEN {h2} END AS _h2, "
+                     f"CASE WHEN _a THEN NULL ELSE {x} END AS _x" + "".join(f", {k}" for k in hashed))
+        elif folded:
             kcols = ", ".join([f"CASE WHEN _a THEN {k} END AS {k}" for k in keys[:-1]]
                               + [f"CASE WHEN _a THEN {keys[-1]} ELSE {x} END AS {keys[-1]}"])
         else:
@@ -1009,10 +1030,15 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
     def query(passes, i):
         where = f" WHERE {p.d.hash64(keys)} % {passes} = {i}" if passes > 1 else ""
         parts = [side(si, b, where) for si, b in enumerate(built)]
-        gkeys = ", ".join(keys if folded else keys + ["_x"])
-        xcol = f"CASE WHEN {keys[0]} IS NULL THEN {keys[-1]} END AS _x" if folded else "_x"
+        if fp:
+            gkeys = "_h, _h2, _x"
+            cols = gkeys + "".join(f", any_value({k}) AS {k}" for k in hashed)  # a function of the key
+        else:
+            gkeys = ", ".join(keys if folded else keys + ["_x"])
+            cols = ", ".join(keys) + ", " + (f"CASE WHEN {keys[0]} IS NULL THEN {keys[-1]} END AS _x" if folded
+                                             else "_x")
         # the keys' label masks counted per group: the few masks are decoded here, not per key in SQL
-        inner = (f"SELECT {', '.join(keys)}, {xcol}, bit_or(_bit) AS _mask, {wsum} AS _cnt "
+        inner = (f"SELECT {cols}, bit_or(_bit) AS _mask, {wsum} AS _cnt "
                  f"FROM ({' UNION ALL '.join(parts)}) u GROUP BY {gkeys}")
         return p.ex.frame(f"SELECT {gsel}, count(*) AS n, CAST(sum(_cnt) AS BIGINT) AS _rows "
                           f"FROM ({inner}) g GROUP BY {gby}")
