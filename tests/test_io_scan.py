@@ -85,3 +85,20 @@ def scan_spans_chunks_test(tmp_path, monkeypatch):
     assert got["longest"] == max(len(x) for x in data.split(b"\n"))
     fast = mio._scan_text(path, limit=False, longest=False)
     assert fast["lines"] == 16 and not fast["ascii"]
+
+
+def counting_scan_still_sees_control_bytes_test(tmp_path, monkeypatch):
+    """The counting-only scan skips its byte searches in a chunk whose only byte below 32 is the
+    newline; a NUL, a vertical tab or a tab anywhere (here in the third 7-byte chunk) is still seen,
+    and a watched byte of 32 or more (the space of a tab-separated file) is always searched."""
+    monkeypatch.setattr(mio, "_CHUNK", 7)
+    for byte, key in ((b"\x00", "nul"), (b"\x0b", 11), (b"\t", 9)):
+        path = tmp_path / "f.txt"
+        path.write_bytes(b"q 0 d 1\nq 0 e" + byte + b" 2\nq 0 f 3\n")
+        got = mio._scan_text(path, watch=bytes([9, 11]), limit=False, longest=False)
+        assert got["nul"] if key == "nul" else (got["watched"] == {key} and got["lines"] == 3)
+    path.write_bytes(b"q\t0\td 1\n" * 3)
+    assert mio._scan_text(path, watch=bytes([32]), limit=False, longest=False)["watched"] == {32}
+    path.write_bytes(b"q\t0\td\t1\n" * 3)
+    got = mio._scan_text(path, watch=bytes([32, 11]), limit=False, longest=False)
+    assert got["watched"] == set() and got["lines"] == 3

@@ -364,11 +364,16 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None, quotes:
                 if not chunk:
                     break
                 last = chunk[-1:]
-                if chunk.find(b"\x00") >= 0:
+                controls = True  # whether a byte below 32 other than the newline may be in the chunk
+                if count_only:  # one counting pass says whether the searches for such bytes are needed
+                    arr = np.frombuffer(chunk, dtype=np.uint8)
+                    k = int(np.count_nonzero(arr == 10))
+                    controls = int(np.count_nonzero(arr < 32)) != k
+                if controls and chunk.find(b"\x00") >= 0:
                     out["nul"] = True
                     return out
                 for w in watch:
-                    if w not in out["watched"] and chunk.find(bytes([w])) >= 0:
+                    if w not in out["watched"] and (controls or w >= 32 or w == 10) and chunk.find(bytes([w])) >= 0:
                         out["watched"].add(w)
                 if out["ascii"] and not chunk.isascii():
                     out["ascii"] = False
@@ -380,7 +385,6 @@ def _scan_text(path, *, blank: bool = False, stop_at: int | None = None, quotes:
                         return out
                 out["bytes"] += len(chunk)
                 if count_only:
-                    k = chunk.count(b"\n")
                     out["lines"] += k
                     cur = len(chunk) - chunk.rfind(b"\n") - 1 if k else cur + len(chunk)
                     if stop_at is not None and out["bytes"] >= stop_at:
