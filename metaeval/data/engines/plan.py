@@ -1070,6 +1070,7 @@ def _merged(p: _Plan, sides, on, keys, labels, scale, out_of_scale, refusals, ha
 
     left["reference"], left["candidate"] = decode(lo), decode(hi)
     left["_m"] = np.where(lo == 0, "right", np.where(hi == 0, "left", "both"))
+
     def side_rows(packed, si):  # a side's rows out of the weighted sums (side 0 weighs 1, side 1 w1)
         return packed // w1 if si else packed % w1
 
