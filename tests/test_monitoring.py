@@ -1,6 +1,7 @@
 """Confidence sequences, the drift monitor and its planner (metaeval.monitoring)."""
 
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -461,3 +462,53 @@ def test_plot_monitor_draws_threshold_and_alarm():
     assert thr.get_ydata()[0] == pytest.approx(res.threshold)
     with pytest.raises(me.InputError, match="missing column"):
         figures.plot_monitor(pd.DataFrame({"n": [1]}))
+
+
+_SHARED = Path(os.environ.get("METAEVAL_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.mark.realdata
+@pytest.mark.skipif(not (_SHARED / "llmjudge" / "human_qrels").is_dir(),
+                    reason=f"shared data not found at {_SHARED} (set METAEVAL_SHARED_DATA)")
+def test_estimates_at_every_look_on_llmjudge():
+    """A real stream: LLMJudge's NIST labels against one submission (in the qrels' row order),
+    graded 0-3 and binarised at 2. At every look the estimate (the registry's kernel on the running
+    table) equals scikit-learn on the prefix, and n_used is the subsequence the sequence is a mean
+    over (human positives for sensitivity, judge positives for PPV)."""
+    from sklearn.metrics import accuracy_score, cohen_kappa_score, precision_score, recall_score
+
+    d = _SHARED / "llmjudge"
+    p = me.align(d / "human_qrels" / "llmjudge_test_qrel_idx.txt", d / "llm_judgments" / "NISTRetrieval-instruct0.txt",
+                 scale=me.Scale((0, 1, 2, 3)), out_of_scale="clip")
+    h, j = p.data["reference"].to_numpy(int), p.data["candidate"].to_numpy(int)
+    hb, jb = (h >= 2).astype(int), (j >= 2).astype(int)
+    checks = {"accuracy": (h, j, accuracy_score), "cohen_kappa": (h, j, cohen_kappa_score),
+              "sensitivity": (hb, jb, recall_score), "ppv": (hb, jb, precision_score),
+              "specificity": (1 - hb, 1 - jb, recall_score), "npv": (1 - hb, 1 - jb, precision_score)}
+    for st, (a, b, ref) in checks.items():
+        seq = me.agreement_sequence(a if st in ("accuracy", "cohen_kappa") else hb,
+                                    b if st in ("accuracy", "cohen_kappa") else jb, statistic=st, every=600)
+        for n, est in zip(seq["n"], seq["estimate"]):
+            assert est == pytest.approx(ref(a[:n], b[:n]), abs=1e-12), (st, n)
+        assert (seq["ci_low"] <= seq["estimate"]).all() and (seq["estimate"] <= seq["ci_high"]).all()
+    sens = me.agreement_sequence(hb, jb, statistic="sensitivity", every=600)
+    assert list(sens["n_used"]) == [int(hb[:n].sum()) for n in sens["n"]]
+    ppv = me.agreement_sequence(hb, jb, statistic="ppv", every=600)
+    assert list(ppv["n_used"]) == [int(jb[:n].sum()) for n in ppv["n"]]
+
+
+def test_text_labels_that_do_not_sort_together():
+    """Hostile labels: text with spaces and accents beside a number (they do not compare), the
+    positive class named: the estimates equal scikit-learn on the same labels as text."""
+    from sklearn.metrics import accuracy_score, recall_score
+
+    rng = np.random.default_rng(11)
+    pool = np.array(["rélevant ✓", "not relevant", 3], dtype=object)
+    h = pool[rng.integers(0, 3, 400)]
+    j = np.where(rng.random(400) < 0.7, h, pool[rng.integers(0, 3, 400)])
+    acc = me.agreement_sequence(h, j, every=100)
+    assert acc["estimate"].tolist() == pytest.approx(
+        [accuracy_score(h[:n].astype(str), j[:n].astype(str)) for n in acc["n"]], abs=1e-12)
+    sens = me.agreement_sequence(h, j, statistic="sensitivity", positive="rélevant ✓", every=400)
+    hs, js = (h == "rélevant ✓").astype(int), (j == "rélevant ✓").astype(int)
+    assert sens["estimate"].iloc[-1] == pytest.approx(recall_score(hs, js), abs=1e-12)

@@ -277,6 +277,43 @@ def _q_range(p_lo, p_hi):
     return (p_lo ** 2).sum(axis=1), np.minimum(1.0, (p_hi ** 2).sum(axis=1))
 
 
+def _categories(ref, jud) -> np.ndarray:
+    """The labels both raters use, sorted (by their text when they do not compare)."""
+    cats = pd.unique(np.concatenate([ref, jud]))
+    try:
+        return np.array(sorted(cats))
+    except TypeError:
+        return np.array(sorted(cats, key=str), dtype=object)
+
+
+def _codes(cats: np.ndarray, labels) -> np.ndarray:
+    """Each label's position in ``cats``."""
+    if cats.dtype != object:
+        return np.searchsorted(cats, labels)
+    where = {v: i for i, v in enumerate(cats)}
+    return np.array([where[v] for v in labels], dtype=np.int64)
+
+
+def _running_tables(ri: np.ndarray, ji: np.ndarray, k: int, looks: np.ndarray) -> np.ndarray:
+    """The K × K tables (rows: reference, columns: judge), flattened, of the pairs up to each look."""
+    cells = np.zeros((len(ri), k * k))
+    cells[np.arange(len(ri)), np.asarray(ri) * k + np.asarray(ji)] = 1.0
+    return np.cumsum(cells, axis=0)[looks - 1]
+
+
+def _registry_estimate(name: str, tables: np.ndarray, component: str) -> np.ndarray:
+    """The registry's statistic ``name`` on each running table (its entry ``component``)."""
+    from ..core import registry
+
+    k = int(round(np.sqrt(tables.shape[1])))
+    bound = registry.resolve(name)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.asarray(bound.kernel(k)(tables), dtype=float)
+    if values.ndim == 2:
+        values = values[:, bound.components(k).index(component)]
+    return values
+
+
 def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", confidence_level: float = 0.95,
                        every: int = 1, order: str | None = None, positive=None, cluster=None,
                        t_opt: float | None = None) -> pd.DataFrame:
@@ -379,9 +416,13 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
     if n_total == 0:
         out = out.assign(n_used=np.int64(0), estimate=np.nan, ci_low=np.nan, ci_high=np.nan)
     elif statistic in ("accuracy", "sensitivity", "specificity", "ppv", "npv"):
+        # the confidence sequence: a mean of a 0/1 outcome over a subsequence chosen by one rater
         agree = np.asarray([a == b for a, b in zip(ref, jud)], dtype=float)
         if statistic == "accuracy":
             use, x = np.ones(n_total, dtype=bool), agree
+            cats = _categories(ref, jud)
+            tables, name = _running_tables(_codes(cats, ref), _codes(cats, jud), len(cats), looks), \
+                "observed_agreement"
         else:
             pos = _positive_of(ref, jud, positive)
             rp = np.asarray([v == pos for v in ref])
@@ -389,35 +430,27 @@ def agreement_sequence(reference, judge=None, *, statistic: str = "accuracy", co
             given, outcome = {"sensitivity": (rp, jp), "specificity": (~rp, ~jp),
                               "ppv": (jp, rp), "npv": (~jp, ~rp)}[statistic]
             use, x = given, outcome.astype(float)
+            # 2 x 2 tables with the positive class second, as the registry's binary_metrics reads them
+            tables, name = _running_tables(rp.astype(np.int64), jp.astype(np.int64), 2, looks), "binary_metrics"
         counts = np.cumsum(use)[looks - 1]
         sums = np.cumsum(np.where(use, x, 0.0))[looks - 1]
         low, high = bernoulli_cs(sums, counts, alpha=alpha, t_opt=t_opt)
-        est = np.divide(sums, counts, out=np.full(len(looks), np.nan), where=counts > 0)
+        # the estimate: the registry's kernel on the running table (one definition of each statistic)
+        est = _registry_estimate(name, tables, statistic)
         low = np.where(counts > 0, low, 0.0)
         high = np.where(counts > 0, high, 1.0)
         out = out.assign(n_used=counts.astype(np.int64), estimate=est, ci_low=low, ci_high=high)
     else:
-        cats = pd.unique(np.concatenate([ref, jud]))
-        try:
-            cats = np.array(sorted(cats))
-        except TypeError:
-            cats = np.array(sorted(cats, key=str), dtype=object)
+        cats = _categories(ref, jud)
         k = len(cats)
         agree = np.asarray([a == b for a, b in zip(ref, jud)], dtype=float)
         free = cats[1:] if k == 2 else cats
         R = np.stack([np.asarray([v == c for v in ref], dtype=float) for c in free], axis=1)
         C = np.stack([np.asarray([v == c for v in jud], dtype=float) for c in free], axis=1)
         # the estimate at each look: the registry's kernel on the running K × K table (one definition)
-        from ..core import registry
-
-        ri = np.searchsorted(cats, ref) if cats.dtype != object else np.array([list(cats).index(v) for v in ref])
-        ji = np.searchsorted(cats, jud) if cats.dtype != object else np.array([list(cats).index(v) for v in jud])
-        cells = np.zeros((n_total, k * k))
-        cells[np.arange(n_total), ri * k + ji] = 1.0
-        tables = np.cumsum(cells, axis=0)[looks - 1]
+        tables = _running_tables(_codes(cats, ref), _codes(cats, jud), k, looks)
         name = "cohen_kappa" if statistic == "cohen_kappa" else "krippendorff_alpha_nominal"
-        with np.errstate(divide="ignore", invalid="ignore"):
-            est = np.asarray(registry.resolve(name).kernel(k)(tables), dtype=float)
+        est = _registry_estimate(name, tables, name)
         if statistic == "cohen_kappa":
             m = 1 + 2 * R.shape[1]
             a = alpha / m
